@@ -1,0 +1,1 @@
+"""mcpwire: a small raw-wire MCP toolkit for the lessons."""
