@@ -1,0 +1,62 @@
+"""Command line: `python -m labserver [--http [--port N]] [--notes DIR]`."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import sys
+import tempfile
+from pathlib import Path
+
+import anyio
+
+from labserver.http import serve_http
+from labserver.notes import NoteStore, seed_folder
+from labserver.server import build_server
+from labserver.stdio_front import serve_stdio
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m labserver", description="The notes lab MCP server.")
+    parser.add_argument("--http", action="store_true", help="serve Streamable HTTP on 127.0.0.1 instead of stdio")
+    parser.add_argument("--port", type=int, default=0, help="HTTP port; 0 picks a free one (the default)")
+    parser.add_argument(
+        "--notes",
+        type=Path,
+        default=os.environ.get("NOTES_DIR") or None,
+        help="a notes folder to use and keep (seeded with the samples when empty); "
+        "default: a fresh temporary copy of the samples, removed at exit",
+    )
+    return parser.parse_args(argv)
+
+
+def exit_on_sigterm(signum: int, frame: object) -> None:
+    # An exception, unlike the default action, lets the finally below remove the temporary folder.
+    raise SystemExit(128 + signum)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    signal.signal(signal.SIGTERM, exit_on_sigterm)
+    temporary = args.notes is None
+    folder = Path(tempfile.mkdtemp(prefix="notes-lab-")) if temporary else args.notes
+    kind = "a temporary copy of the sample notes, removed at exit" if temporary else "kept"
+    print(f"notes-lab: notes folder {folder} ({kind})", file=sys.stderr, flush=True)
+    try:
+        seed_folder(folder)
+        mcp = build_server(NoteStore(folder))
+        if args.http:
+            serve_http(mcp, args.port)
+        else:
+            anyio.run(serve_stdio, mcp)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if temporary:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,37 @@
+"""Serve the lab over Streamable HTTP on 127.0.0.1, endpoint /mcp."""
+
+from __future__ import annotations
+
+import socket
+
+import uvicorn
+from mcp.server.mcpserver import MCPServer
+
+MAX_REQUEST_BODY_BYTES = 4 * 1024 * 1024
+HOST = "127.0.0.1"
+
+
+def bind_local(port: int) -> socket.socket:
+    """A listening socket on 127.0.0.1; port 0 lets the system pick a free one."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((HOST, port))
+    sock.listen(128)
+    return sock
+
+
+def serve_http(mcp: MCPServer, port: int = 0) -> None:
+    """Bind, print the URL as the first stdout line, then serve until interrupted."""
+    # Both eras on one endpoint: 2026-07-28 requests are served statelessly by the SDK,
+    # legacy 2025-11-25 clients get sessions. The SDK's default DNS-rebinding protection
+    # for 127.0.0.1 stays on (bad Origin -> 403, bad Host -> 421).
+    app = mcp.streamable_http_app(
+        json_response=False,
+        stateless_http=False,
+        max_request_body_size=MAX_REQUEST_BODY_BYTES,
+        host=HOST,
+    )
+    sock = bind_local(port)
+    print(f"http://{HOST}:{sock.getsockname()[1]}/mcp", flush=True)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    server.run(sockets=[sock])
