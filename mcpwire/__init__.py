@@ -1,1 +1,18 @@
 """mcpwire: a small raw-wire MCP toolkit for the lessons."""
+
+from . import frames
+from .costs import count_tokens
+from .display import show
+from .errors import ServerExited, WireError, WireTimeout, explain
+from .frames import OMIT, dumps, notification, request
+from .reply import Reply
+from .stdio import StdioWire
+from .streamable_http import HttpWire
+from .transcript import Exchange, Transcript
+from .validate import validate
+
+__all__ = [
+    "OMIT", "Exchange", "HttpWire", "Reply", "ServerExited", "StdioWire", "Transcript", "WireError",
+    "WireTimeout", "count_tokens", "dumps", "explain", "frames", "notification", "request", "show",
+    "validate",
+]
