@@ -72,10 +72,10 @@ def request(method, params=None, *, id=1, meta=DEFAULT):
 def notification(method, params=None, *, meta=None):
     """A notification (no id, never answered). Notifications need no envelope, so `_meta` is only added when given."""
     frame = {"jsonrpc": "2.0", "method": method}
-    params = dict(params or {})
     if meta is not None:
+        params = dict(params or {})
         params["_meta"] = {**params.pop("_meta", {}), **meta}
-    if params:
+    if params is not None:
         frame["params"] = params
     return frame
 

@@ -3,7 +3,7 @@
 import json
 
 from . import errors
-from .display import pretty
+from .display import as_html, pretty
 
 
 class Reply:
@@ -16,7 +16,8 @@ class Reply:
     """
 
     def __init__(self, message, raw, *, payload=None, notifications=(), status=None, headers=None,
-                 content_type=None, problem=None):
+                 content_type=None, problem=None, method=None):
+        self.method = method  # the method of the request this answers, when the wire knows it
         self.message = message
         self.raw = raw
         self.payload = raw if payload is None else payload
@@ -107,6 +108,9 @@ class Reply:
 
     def _repr_pretty_(self, printer, cycle):
         printer.text(self.display_text())
+
+    def _repr_html_(self):
+        return as_html(self)
 
     def __eq__(self, other):
         return isinstance(other, Reply) and (self.raw, self.payload, self.status) == (other.raw, other.payload, other.status)

@@ -304,6 +304,7 @@ class StdioWire:
     def _complete(self, pending, line, text, reply):
         pending.down.append((line, text))
         reply.notifications = pending.notes
+        reply.method = pending.method
         pending.reply = reply
         if self._by_token.get(pending.progress_token) is pending:
             del self._by_token[pending.progress_token]

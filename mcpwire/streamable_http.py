@@ -186,6 +186,7 @@ class HttpWire:
         else:
             reply = self._from_body(bytes(response.body), ended, common)
             payloads = [reply.text] if response.body else []
+        reply.method = method
         self._record(method, frame_id, data, bytes(response.raw), [body_text], payloads, started, response.status)
         if ended is None and stream_for is None:
             raise WireTimeout(f"no reply to {waited_for} within {timeout} s "

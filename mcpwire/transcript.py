@@ -161,3 +161,7 @@ class Transcript:
     def _repr_pretty_(self, printer, cycle):
         printer.text(self.display_text())
 
+    def _repr_html_(self):
+        from .display import as_html
+        return as_html(self)
+
