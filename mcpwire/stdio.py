@@ -9,6 +9,7 @@ import json
 import sys
 import threading
 import time
+import weakref
 from collections import deque
 
 from . import frames, process
@@ -49,6 +50,20 @@ def _progress_token(frame):
     return meta.get("progressToken") if isinstance(meta, dict) else None
 
 
+def _pump(wire_ref, stdout):
+    """The reader thread: file each stdout line with its wire, until EOF (or the wire is gone)."""
+    stdout = io.BufferedReader(stdout, 1 << 16)
+    for line in iter(stdout.readline, b""):
+        wire = wire_ref()
+        if wire is None:
+            return
+        wire._file(line)
+        del wire
+    wire = wire_ref()
+    if wire is not None:
+        wire._stdout_ended()
+
+
 class StdioWire:
     """A server process we talk to over stdin/stdout. Use it as a context manager."""
 
@@ -72,7 +87,8 @@ class StdioWire:
         self._process = process.start(self.command, cwd=cwd, env=env)
         self._finalizer = process.reap_on_collect(self, self._process)
         self._stderr_thread = process.collect_lines(self._process.stderr, self.stderr_lines)
-        self._reader = threading.Thread(target=self._read_stdout, daemon=True)
+        # The reader holds only a weak reference, so a forgotten wire can be collected (and its server reaped).
+        self._reader = threading.Thread(target=_pump, args=(weakref.ref(self), self._process.stdout), daemon=True)
         self._reader.start()
 
     @classmethod
@@ -254,10 +270,7 @@ class StdioWire:
         time.sleep(0.05)  # let the stderr thread catch the last lines
         return ServerExited(f"{message} (exit code {code})", code, self.stderr_lines[-5:])
 
-    def _read_stdout(self):
-        stdout = io.BufferedReader(self._process.stdout, 1 << 16)
-        for line in iter(stdout.readline, b""):
-            self._file(line)
+    def _stdout_ended(self):
         with self._changed:
             self._stdout_closed = True
             self._changed.notify_all()
@@ -317,9 +330,12 @@ class StdioWire:
 
     # --- shutdown ------------------------------------------------------------
 
-    def close(self):
-        """Close stdin (the server answers what it has read, then exits), wait, then escalate. Idempotent."""
-        code = process.stop(self._process)
+    def close(self, grace=5.0):
+        """Close stdin (the server answers what it has read, then exits), wait `grace` s, then escalate.
+
+        Returns the exit code. Idempotent.
+        """
+        code = process.stop(self._process, grace)
         self._reader.join(timeout=2)
         self._stderr_thread.join(timeout=2)
         for stream in (self._process.stdout, self._process.stderr):

@@ -1,0 +1,38 @@
+import json
+
+import pytest
+
+from mcpwire import sse
+
+PROGRESS = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}'
+FINAL = '{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete"}}'
+
+
+@pytest.mark.parametrize("newline", ["\r\n", "\n", "\r"])
+def test_events_parse_with_any_line_ending_and_comments_are_ignored(newline):
+    stream = newline.join([": ping", "", "event: message", f"data: {PROGRESS}", "", f"data: {FINAL}", "", ""])
+    events = sse.parse(stream)
+    assert [e.event for e in events] == ["message", "message"]
+    assert [json.loads(e.data) for e in events] == [json.loads(PROGRESS), json.loads(FINAL)]
+
+
+def test_bytes_split_anywhere_give_the_same_events():
+    stream = f"event: message\r\ndata: {PROGRESS}\r\n\r\nevent: message\r\ndata: {FINAL}\r\n\r\n".encode()
+    for cut in range(1, len(stream)):
+        parser = sse.SseParser()
+        events = parser.feed(stream[:cut]) + parser.feed(stream[cut:])
+        assert [e.data for e in events] == [PROGRESS, FINAL], cut
+        assert not parser.unfinished
+
+
+def test_multi_line_data_is_joined_and_payload_bytes_counted():
+    parser = sse.SseParser()
+    events = parser.feed(b"data: {\"a\":\ndata: 1}\n\n")
+    assert events[0].data == '{"a":\n1}'
+    assert parser.payload_bytes == len('{"a":') + len("1}")
+
+
+def test_a_stream_cut_mid_event_is_unfinished():
+    parser = sse.SseParser()
+    assert parser.feed(f"event: message\r\ndata: {FINAL[:20]}".encode()) == []
+    assert parser.unfinished
