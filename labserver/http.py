@@ -13,7 +13,9 @@ HOST = "127.0.0.1"
 
 def bind_local(port: int) -> socket.socket:
     """A listening socket on 127.0.0.1; port 0 lets the system pick a free one."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # proto=IPPROTO_TCP matters: asyncio only sets TCP_NODELAY on sockets that say so,
+    # and without it every small reply waits ~40 ms for a delayed ACK.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((HOST, port))
     sock.listen(128)

@@ -1,0 +1,187 @@
+"""Lab server vs the bare SDK: start-up, stdio and HTTP round trips, EOF behaviour.
+
+Run: `python -m bench.labserver_bench`. Prints one table; takes well under a minute.
+Round trips are `tools/call read_note`, 500 sequential calls after 50 warm-up ones,
+lab and bare measured alternately in 3 rounds; the table shows the median round.
+The goal it checks: the lab's stdio front costs less than 10 % on a stdio round trip.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+
+import httpx
+
+PROTOCOL = "2026-07-28"
+META = {"io.modelcontextprotocol/protocolVersion": PROTOCOL, "io.modelcontextprotocol/clientCapabilities": {}}
+LAB = [sys.executable, "-m", "labserver"]
+BARE = [sys.executable, "-m", "bench.bare_server"]
+STARTS = 5
+ROUNDS = 3  # lab and bare alternate, so machine noise hits both alike
+WARM_UP = 50
+CALLS = 500
+PIPELINED = 50
+
+
+def frame(request_id: int, method: str, **params: object) -> dict:
+    return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": {**params, "_meta": META}}
+
+
+def read_note(request_id: int) -> dict:
+    return frame(request_id, "tools/call", name="read_note", arguments={"note_id": "spindle-density"})
+
+
+def spawn(command: list[str]) -> subprocess.Popen:
+    return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+
+
+def send_line(server: subprocess.Popen, message: dict) -> dict:
+    server.stdin.write(json.dumps(message).encode() + b"\n")
+    server.stdin.flush()
+    return json.loads(server.stdout.readline())
+
+
+def stop(server: subprocess.Popen) -> None:
+    server.stdin.close()
+    try:
+        server.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+
+
+def start_to_first_reply(command: list[str]) -> float:
+    """Median seconds from spawning the process to the server/discover reply."""
+    times = []
+    for _ in range(STARTS):
+        started = time.perf_counter()
+        server = spawn(command)
+        send_line(server, frame(1, "server/discover"))
+        times.append(time.perf_counter() - started)
+        stop(server)
+    return statistics.median(times)
+
+
+def percentiles(samples: list[float]) -> tuple[float, float]:
+    ordered = sorted(samples)
+    return ordered[len(ordered) // 2], ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+
+
+def time_calls(call: Callable[[int], None]) -> tuple[float, float]:
+    for request_id in range(1, WARM_UP + 1):
+        call(request_id)
+    samples = []
+    for request_id in range(WARM_UP + 1, WARM_UP + CALLS + 1):
+        started = time.perf_counter()
+        call(request_id)
+        samples.append(time.perf_counter() - started)
+    return percentiles(samples)
+
+
+def stdio_round_trip(command: list[str]) -> tuple[float, float]:
+    server = spawn(command)
+    try:
+
+        def call(request_id: int) -> None:
+            reply = send_line(server, read_note(request_id))
+            assert reply["id"] == request_id and "result" in reply, reply
+
+        return time_calls(call)
+    finally:
+        stop(server)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_http(command: list[str]) -> tuple[subprocess.Popen, str]:
+    """Start an HTTP server; the lab prints its URL, the bare one gets a port and is polled."""
+    if command is LAB:
+        server = subprocess.Popen([*LAB, "--http"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        return server, server.stdout.readline().decode().strip()
+    port = free_port()
+    server = subprocess.Popen([*BARE, "--http", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.05)
+    return server, f"http://127.0.0.1:{port}/mcp"
+
+
+def http_round_trip(command: list[str]) -> tuple[float, float]:
+    server, url = start_http(command)
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": PROTOCOL,
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": "read_note",
+        "Mcp-Param-Note-Id": "spindle-density",
+    }
+    try:
+        with httpx.Client(headers=headers, timeout=10) as client:
+
+            def call(request_id: int) -> None:
+                reply = client.post(url, json=read_note(request_id))
+                assert reply.status_code == 200 and reply.json()["id"] == request_id, reply.text
+
+            return time_calls(call)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def answered_after_eof(command: list[str]) -> int:
+    """How many of PIPELINED requests written at once, then stdin closed, get an answer."""
+    lines = b"".join(json.dumps(read_note(i)).encode() + b"\n" for i in range(1, PIPELINED + 1))
+    done = subprocess.run(command, input=lines, capture_output=True, timeout=60)
+    return sum(1 for line in done.stdout.splitlines() if "id" in json.loads(line))
+
+
+def alternating(measure: Callable[[list[str]], tuple[float, float]]) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Median over ROUNDS of (p50, p99), measuring lab then bare in each round."""
+    lab_runs, bare_runs = [], []
+    for _ in range(ROUNDS):
+        lab_runs.append(measure(LAB))
+        bare_runs.append(measure(BARE))
+
+    def median_pair(runs: list[tuple[float, float]]) -> tuple[float, float]:
+        return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
+
+    return median_pair(lab_runs), median_pair(bare_runs)
+
+
+def main() -> None:
+    rows = []
+    lab_start, bare_start = start_to_first_reply(LAB), start_to_first_reply(BARE)
+    rows.append(("stdio start -> first reply (median)", lab_start, bare_start))
+    lab_stdio, bare_stdio = alternating(stdio_round_trip)
+    rows.append(("stdio tools/call p50", lab_stdio[0], bare_stdio[0]))
+    rows.append(("stdio tools/call p99", lab_stdio[1], bare_stdio[1]))
+    lab_http, bare_http = alternating(http_round_trip)
+    rows.append(("HTTP tools/call p50", lab_http[0], bare_http[0]))
+    rows.append(("HTTP tools/call p99", lab_http[1], bare_http[1]))
+
+    print(f"{'measure':38} {'lab ms':>9} {'bare ms':>9} {'lab/bare':>9}")
+    for name, lab, bare in rows:
+        print(f"{name:38} {lab * 1000:9.2f} {bare * 1000:9.2f} {lab / bare:9.2f}")
+    lab_eof, bare_eof = answered_after_eof(LAB), answered_after_eof(BARE)
+    print(f"{PIPELINED} pipelined requests then EOF: lab answered {lab_eof}, bare SDK answered {bare_eof}")
+    overhead = lab_stdio[0] / bare_stdio[0] - 1
+    verdict = "within" if overhead < 0.10 else "OVER"
+    print(f"stdio front overhead at p50: {overhead:+.1%} ({verdict} the 10 % budget)")
+
+
+if __name__ == "__main__":
+    main()
