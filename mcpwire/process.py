@@ -12,14 +12,17 @@ def start(command, *, cwd=None, env=None):
                             bufsize=0, cwd=cwd, env=env)
 
 
-def stop(process, grace=2.0):
-    """Close stdin, give the server `grace` seconds to exit, then SIGTERM, then SIGKILL. Returns the exit code."""
-    for stream in (process.stdin,):
-        try:
-            stream.close()
-        except OSError:
-            pass
-    for escalate in (None, process.terminate, process.kill):
+def stop(process, grace=2.0, *, eof_first=True):
+    """Close stdin, give the server `grace` seconds to exit, then SIGTERM, then SIGKILL. Returns the exit code.
+
+    With eof_first=False (an HTTP server, which does not read stdin) start at SIGTERM.
+    """
+    try:
+        process.stdin.close()
+    except OSError:
+        pass
+    steps = (None, process.terminate, process.kill) if eof_first else (process.terminate, process.kill)
+    for escalate in steps:
         if escalate is not None:
             try:
                 escalate()

@@ -144,11 +144,13 @@ class StdioWire:
         self._write_line(payload + "\n", _Pending(frame["id"], method, None, payload, _progress_token(frame)))
 
     def send_raw(self, text, *, newline=True, timeout=2.0):
-        """Write exactly `text` (plus a newline unless newline=False), even if it is malformed.
+        """Write exactly `text` (str or bytes; plus a newline unless newline=False), even if it is malformed.
 
         Returns the reply that arrived within `timeout` seconds (matched by the id, if
         one can be read from the text, or an id-less error reply), or None for silence.
         """
+        if isinstance(text, bytes):
+            text = text.decode("utf-8", "surrogateescape")
         frame_id, method, has_id = None, None, False
         try:
             parsed = json.loads(text)
@@ -163,7 +165,7 @@ class StdioWire:
         return self._wait_for(pending, timeout, raise_on_timeout=False)
 
     def _write_line(self, line, pending, *, by_id=True, by_null=False, collect=True):
-        data = line.encode("utf-8")
+        data = line.encode("utf-8", "surrogateescape")  # surrogateescape: raw bytes that are not UTF-8 go out as-is
         with self._changed:
             if pending is not None:
                 pending.line = data

@@ -50,7 +50,7 @@ class HttpWire:
         deadline = time.monotonic() + startup_timeout
         while not started.wait(0.05):
             if server.poll() is not None or time.monotonic() > deadline:
-                code = process.stop(server, 0.5)
+                code = process.stop(server, 0.5, eof_first=False)
                 raise ServerExited(f"the lab server did not print its URL (exit code {code})", code, stderr_lines[-5:])
         wire = cls(stdout_lines[0].strip(), timeout=timeout)
         wire.stdout_lines, wire.stderr_lines = stdout_lines, stderr_lines
@@ -74,7 +74,7 @@ class HttpWire:
                 connection.close()
             self._idle.clear()
         if self._process is not None:
-            process.stop(self._process)
+            process.stop(self._process, eof_first=False)
             self._finalizer.detach()
 
     # --- sending -------------------------------------------------------------
