@@ -261,8 +261,10 @@ class FrameComposer(widgets.VBox):
     # --- shutdown ------------------------------------------------------------------
 
     def close(self):
-        """Close the widget; stop the server if the composer started it."""
-        self._executor.shutdown(wait=True)
-        if self._owns_wire:
+        """Close the widget; stop the server if the composer started it. Never waits for a send in flight."""
+        # ipywidgets also calls close() from __del__, even when __init__ failed half-way.
+        if hasattr(self, "_executor"):
+            self._executor.shutdown(wait=False, cancel_futures=True)
+        if getattr(self, "_owns_wire", False):
             self.wire.close()
         super().close()
