@@ -165,8 +165,11 @@ class StdioLab:
             self.process.stdin.close()
         return self.process.wait(timeout=timeout)
 
-    def kill(self) -> None:
-        if self.process.poll() is None:
+    def stop(self) -> None:
+        """End the server the polite way (EOF, so it removes its temporary notes), else kill it."""
+        try:
+            self.close(timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
             self.process.kill()
             self.process.wait()
 
@@ -177,7 +180,7 @@ def stdio_lab(*args: str, env: dict | None = None) -> Iterator[StdioLab]:
     try:
         yield lab
     finally:
-        lab.kill()
+        lab.stop()
 
 
 def sse_messages(body: str) -> list[dict]:
@@ -193,11 +196,11 @@ def sse_messages(body: str) -> list[dict]:
 class HttpLab:
     """One `python -m labserver --http` process and an httpx client."""
 
-    def __init__(self, *args: str) -> None:
+    def __init__(self, *args: str, stderr: int = subprocess.DEVNULL) -> None:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "labserver", "--http", *args],
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=stderr,
         )
         self.url = self.process.stdout.readline().decode().strip()
         self.client = httpx.Client(timeout=READ_TIMEOUT)
