@@ -152,7 +152,7 @@ def test_close_lets_the_server_answer_what_it_read():
     wire = StdioWire.labserver()
     for n in range(1, 7):
         wire.write(frames.request("tools/call", SEARCH, id=n))
-    assert wire.close() == 0
+    assert wire.close(grace=30) == 0  # generous: a loaded machine may take a while to start the server
     assert sorted(e.id for e in wire.transcript) == [1, 2, 3, 4, 5, 6]
     assert wire.close() == 0  # idempotent
 
