@@ -17,6 +17,7 @@ from .templates import RAW, client_methods, template_text
 
 
 NBSP = "\u00a0"
+HISTORY_HEAD = f"{'#':>3}  {'method':<26} {'status':<22} {'bytes up':>10}  {'bytes down':>11}  {'tokens ↑/↓':>11}"
 
 
 def _start(transport):
@@ -56,16 +57,18 @@ class FrameComposer(widgets.VBox):
         self.check_view = widgets.HTML()
         self.headers_editor = widgets.Textarea(layout=widgets.Layout(width="100%", height="8em"))
         self.headers_note = widgets.HTML()
-        self.derive_button = widgets.Button(description="Derive from the frame", icon="refresh")
+        self.derive_button = widgets.Button(description="Derive from the frame", icon="refresh",
+                                            layout=widgets.Layout(width="auto"))
         self.status = widgets.HTML()
         self.reply_view = widgets.HTML()
         self.history_rows = widgets.Select(options=[], rows=6, layout=widgets.Layout(width="100%"))
-        self.curl_button = widgets.Button(description="Copy as curl", icon="terminal")
-        self.stdin_button = widgets.Button(description="Copy as stdin line", icon="keyboard-o")
+        wide = widgets.Layout(width="auto")
+        self.curl_button = widgets.Button(description="Copy as curl", icon="terminal", layout=wide)
+        self.stdin_button = widgets.Button(description="Copy as stdin line", icon="keyboard-o", layout=wide)
         self.export_box = widgets.Textarea(placeholder="pick a row, then Copy as curl / stdin line",
                                            layout=widgets.Layout(width="100%", height="6em"))
         self.save_path = widgets.Text(value="composer-session.jsonl", description="File")
-        self.save_button = widgets.Button(description="Save session as JSONL", icon="save")
+        self.save_button = widgets.Button(description="Save session as JSONL", icon="save", layout=wide)
         self.save_status = widgets.HTML()
 
         self.method_picker.observe(self._on_method, names="value")
@@ -87,7 +90,8 @@ class FrameComposer(widgets.VBox):
             widgets.HTML(f'<div class="mw-transport"><b>Frame composer</b> · {panels.wire_label(self.wire)}</div>'),
             widgets.HBox([self.method_picker, self.timeout_box, self.send_button]),
             self.editor, self.check_view, headers_box, self.status, self.reply_view,
-            widgets.HTML("<b>History</b> (pick a row to load it into the editor)"), self.history_rows,
+            widgets.HTML("<b>History</b> (pick a row to load it into the editor)"),
+            widgets.HTML(f"<pre class='mw-history-head'>{HISTORY_HEAD}</pre>"), self.history_rows,
             widgets.HBox([self.curl_button, self.stdin_button]), self.export_box,
             widgets.HBox([self.save_path, self.save_button, self.save_status]),
         ])
@@ -209,8 +213,7 @@ class FrameComposer(widgets.VBox):
             status = f"{reply.status} {status}"
         up, down = (e.bytes_up, e.bytes_down) if e else (0, 0)
         tokens = f"{e.tokens_up}/{e.tokens_down}" if e else "-"
-        row = (f"{number + 1:>3}  {outcome.method or '(raw)':<26} {status:<20} "
-               f"↑{up:>7} B ↓{down:>7} B  {tokens:>11} tokens")
+        row = f"{number + 1:>3}  {outcome.method or '(raw)':<26} {status:<22} ↑ {up:>6} B  ↓ {down:>7} B  {tokens:>11}"
         return row.replace(" ", NBSP)  # a <select> collapses runs of spaces; the columns must stay aligned
 
     # --- history -------------------------------------------------------------------

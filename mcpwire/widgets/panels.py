@@ -1,6 +1,6 @@
 """The HTML the widgets show: one outcome of Send, and the shared style.
 
-Byte views mark line endings (␊ for a newline, ␍␊ for HTTP's CRLF) because at
+Byte views mark line endings with a small LF (or CRLF, HTTP's) badge because at
 this level they are part of the message. Class names starting with `mw-` are
 what the browser test reads.
 """
@@ -16,7 +16,8 @@ STYLE = """<style>
 .mcpwire textarea, .mcpwire select, .mcpwire pre { font-family: var(--jp-code-font-family, monospace); font-size: 12px; }
 .mcpwire pre { white-space: pre-wrap; word-break: break-all; max-height: 16em; overflow: auto; margin: 2px 0 6px;
   padding: 4px 6px; background: var(--jp-layout-color2, #f5f5f5); border-radius: 3px; }
-.mcpwire .mw-eol { color: #999; }
+.mcpwire pre.mw-history-head { background: none; padding: 0 5px; margin: 4px 0 0; white-space: pre; }
+.mcpwire .mw-eol { color: #888; font-size: 9px; border: 1px solid #bbb; border-radius: 2px; padding: 0 2px; margin-left: 2px; }
 .mcpwire .mw-ok { color: #1a7f37; } .mcpwire .mw-bad { color: #b35900; } .mcpwire .mw-fail { color: #c62828; }
 .mcpwire .mw-summary { font-weight: 600; margin: 4px 0; }
 .mcpwire .mw-figure { font-variant-numeric: tabular-nums; }
@@ -27,7 +28,7 @@ STYLE = """<style>
 </style>"""
 
 
-_EOL = {"\r\n": '<span class="mw-eol">␍␊</span>\n', "\n": '<span class="mw-eol">␊</span>\n'}
+_EOL = {"\r\n": '<span class="mw-eol">CRLF</span>\n', "\n": '<span class="mw-eol">LF</span>\n'}
 
 
 def wire_bytes(data):
