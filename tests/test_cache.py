@@ -118,7 +118,7 @@ def test_with_the_lab_server_hints_and_a_real_invalidation():
     with StdioWire.labserver() as wire:
         wire.write(frames.request("subscriptions/listen", {"notifications": {
             "resourcesListChanged": True, "resourceSubscriptions": ["notes://index"]}}, id="listen"))
-        assert wire.read(5.0).message["method"] == "notifications/subscriptions/acknowledged"
+        assert wire.read(30.0).message["method"] == "notifications/subscriptions/acknowledged"
         client = CachingClient(wire, clock=clock)
         first = client.request("tools/list")
         clock.advance(299_999)
@@ -126,7 +126,7 @@ def test_with_the_lab_server_hints_and_a_real_invalidation():
         client.request("resources/read", INDEX)
         wire.request("tools/call", {"name": "create_note", "arguments": {"title": "Cache test", "body": "x"}})
         while not any(n.get("method") == "notifications/resources/updated" for n in wire.notifications):
-            assert wire.read(5.0) is not None, "the update notification never came"
+            assert wire.read(30.0) is not None, "the update notification never came"
         fresh_index = client.request("resources/read", INDEX)
         assert "cache-test" in fresh_index.result["contents"][0]["text"]
         clock.advance(1)
