@@ -61,6 +61,11 @@ class Exchange:
         from .costs import count_tokens
         return sum(count_tokens(p) for p in self.down_payloads)
 
+    def __repr__(self):
+        # No elapsed time and no URL: both change from run to run.
+        return (f"<Exchange {self.transport} {self.method or '(raw)'} id={self.id!r}: "
+                f"{self.bytes_up} B up (framing {self.framing_up}), {self.bytes_down} B down (framing {self.framing_down})>")
+
     def to_dict(self):
         data = asdict(self)
         data["up"], data["down"] = _text(self.up), _text(self.down)

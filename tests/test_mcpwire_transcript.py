@@ -45,6 +45,7 @@ def test_as_curl_for_http_repeats_the_exact_headers_and_body(http_wire):
 def test_framing_is_everything_but_the_json():
     e = Exchange("stdio", "tools/list", 1, b'{"a":1}\n', b'{"b":"\xc3\xbc"}\n', ['{"a":1}'], ['{"b":"ü"}'])
     assert (e.bytes_up, e.bytes_down, e.framing_up, e.framing_down) == (8, 11, 1, 1)
+    assert repr(e) == "<Exchange stdio tools/list id=1: 8 B up (framing 1), 11 B down (framing 1)>"
     assert Transcript([e]).totals() == {"bytes_up": 8, "bytes_down": 11, "framing_up": 1, "framing_down": 1,
                                         "tokens_up": e.tokens_up, "tokens_down": e.tokens_down}
 
