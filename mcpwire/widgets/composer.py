@@ -5,16 +5,16 @@ timeout turns a silent server into a visible message. `send()` returns a Future
 whose result (an `Outcome`) is ready only after the widgets show it.
 """
 
+import html
 from concurrent.futures import ThreadPoolExecutor
 
 import ipywidgets as widgets
 
-from ..streamable_http import HttpWire
 from ..stdio import StdioWire
+from ..streamable_http import HttpWire
 from ..transcript import Transcript
 from . import panels, sending
 from .templates import RAW, client_methods, template_text
-
 
 NBSP = "\u00a0"
 HISTORY_HEAD = f"{'#':>3}  {'method':<26} {'status':<22} {'bytes up':>10}  {'bytes down':>11}  {'tokens ↑/↓':>11}"
@@ -121,7 +121,7 @@ class FrameComposer(widgets.VBox):
             self._fill_template()
 
     def _on_edit(self, change):
-        frame, problems = sending.check(self.editor.value)
+        _, problems = sending.check(self.editor.value)
         self.check_view.value = panels.frame_check(problems)
         self._derive_headers()
 
@@ -129,7 +129,7 @@ class FrameComposer(widgets.VBox):
         """Refresh the header list from the frame, unless the learner has edited it (then only on request)."""
         if self.wire.transport != "http":
             return
-        frame, _ = sending.check(self.editor.value)
+        frame = sending.parse(self.editor.value)
         self._derived_headers = self.wire.headers_for(frame if isinstance(frame, dict) else {})
         derived_text = _header_lines(self._derived_headers)
         if force or not self._headers_edited():
@@ -181,13 +181,14 @@ class FrameComposer(widgets.VBox):
             self._remember(outcome, mode)
             return outcome
         except Exception as error:  # shown, not lost on the worker thread
-            self.status.value = f'<span class="mw-fail">✗ the composer failed: {type(error).__name__}: {error}</span>'
+            failure = html.escape(f"✗ the composer failed: {type(error).__name__}: {error}")
+            self.status.value = f'<span class="mw-fail">{failure}</span>'
             raise
         finally:
             self.send_button.disabled = False
 
     def _remember(self, outcome, mode):
-        frame, _ = sending.check(outcome.text)
+        frame = sending.parse(outcome.text)
         frame_id = frame.get("id") if isinstance(frame, dict) else None
         if isinstance(frame_id, int) and not isinstance(frame_id, bool):
             self._next_id = max(self._next_id, frame_id + 1)

@@ -34,6 +34,14 @@ class Outcome:
 NOT_JSON = object()
 
 
+def parse(text):
+    """The JSON the text holds, or NOT_JSON."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return NOT_JSON
+
+
 def check(text):
     """(frame, problems): the parsed JSON (NOT_JSON if it does not parse) and what `validate` says about it."""
     try:

@@ -91,4 +91,5 @@ class TranscriptView(widgets.VBox):
 
     def __repr__(self):
         # What a notebook stores as text/plain: nothing that changes between runs.
-        return f"TranscriptView({self.title!r}, {len(self.transcript)} exchanges)"
+        count = len(self.transcript)
+        return f"TranscriptView({self.title!r}, {count} exchange{'' if count == 1 else 's'})"
