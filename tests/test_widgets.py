@@ -150,6 +150,34 @@ def test_progress_notifications_that_arrive_first_are_listed(composer):
     assert "Notifications that arrived first" in shown and "notifications/progress" in shown
 
 
+def test_a_raw_notification_is_never_answered_and_that_is_no_error(composer, wire):
+    composer.timeout_box.value = 0.5
+    composer.method_picker.value = RAW
+    composer.editor.value = frames.dumps(frames.notification("notifications/cancelled", {"requestId": 999}))
+
+    outcome = send(composer)
+
+    if wire.transport == "stdio":
+        assert outcome.reply is None
+        assert "A notification is never answered" in visible_text(composer.reply_view.value)
+    else:
+        assert outcome.reply.status == 202 and outcome.failure is None
+        assert "HTTP 202" in visible_text(composer.reply_view.value)
+
+
+def test_subscriptions_listen_is_cut_off_at_the_timeout_and_says_why(composer, wire):
+    composer.timeout_box.value = 1
+    composer.method_picker.value = "subscriptions/listen"
+
+    outcome = send(composer)
+
+    shown = visible_text(composer.reply_view.value)
+    if wire.transport == "stdio":
+        assert "⏱ Timeout" in shown and "stays open until it is cancelled" in shown
+    else:
+        assert "we closed the stream after 1" in shown
+
+
 def test_the_next_template_takes_the_next_free_id(composer):
     composer.method_picker.value = "tools/list"
     composer.editor.value = json.dumps(template_frame("tools/list", 300))

@@ -1,4 +1,18 @@
-"""Notebook widgets: the frame composer, a transcript view and a consent prompt (ipywidgets)."""
+"""Notebook widgets: the frame composer, a transcript view and a consent prompt (ipywidgets).
+
+In a lesson::
+
+    from mcpwire.widgets import ConsentPrompt, FrameComposer, TranscriptView
+
+    composer = FrameComposer(transport="stdio")     # or FrameComposer(wire), wire = StdioWire/HttpWire
+    composer                                        # last line of the cell shows it
+    outcome = composer.send().result()              # press Send from code (waits for the reply)
+    TranscriptView(wire)                            # every exchange on a wire, arrows, bytes, tokens
+    ConsentPrompt("delete_note", {"note_id": "welcome"}, wire, on_decision=print)
+
+Displayed, each stores a short text/plain line with nothing volatile in it
+(e.g. `FrameComposer(stdio, tools/list)`), so nbval can compare that cell.
+"""
 
 from .composer import FrameComposer
 from .consent import ConsentPrompt
