@@ -1,9 +1,9 @@
 """The servers a check talks to: the notebook's own lab server, or one started for this check alone."""
 
+import subprocess
 import sys
 from contextlib import contextmanager
 
-from .. import process
 from ..stdio import StdioWire
 from ..streamable_http import HttpWire
 
@@ -45,10 +45,38 @@ def http_lab(lab=None):
 
 
 @contextmanager
-def raw_process(command=LAB_COMMAND):
-    """A server as a bare subprocess.Popen (unbuffered byte pipes), for code that talks to it directly."""
-    server = process.start(command)
+def raw_process(command=LAB_COMMAND, *, buffered=False):
+    """A server as a bare subprocess.Popen with byte pipes, for code that talks to it directly.
+
+    Buffered pipes are what `Popen` gives by default (a write waits for `flush()`);
+    unbuffered ones let `select()` see exactly the bytes not read yet.
+    """
+    server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, bufsize=-1 if buffered else 0)
     try:
         yield server
     finally:
-        process.stop(server, 1.0)
+        stop(server)
+
+
+def stop(server, grace=1.0):
+    """Stop a Popen the check or the learner started (whatever pipes it has), and close its pipes.
+
+    Closing stdin asks a stdio server to finish; SIGTERM, then SIGKILL, follow if it does not.
+    """
+    if server.stdin is not None:
+        try:
+            server.stdin.close()
+        except OSError:
+            pass  # unflushed bytes for a server that is gone
+    for escalate in (None, server.terminate, server.kill):
+        if escalate is not None:
+            escalate()
+        try:
+            server.wait(timeout=grace)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    for stream in (server.stdout, server.stderr):
+        if stream is not None:
+            stream.close()

@@ -1,0 +1,18 @@
+"""Checks for the exercise notebooks: run the learner's work against the lab server and say what is wrong.
+
+Every check prints one "✓" line when the work is right, and otherwise what is wrong,
+what the server answered and a hint; given an unfinished stub it prints "not done yet".
+A check never raises because of the learner's code.
+"""
+
+from .envelope import check_envelope, check_version_recovery
+from .fault_lab import FAULT_NAMES, FAULTS, check_fault_lab, show_faults
+from .first_look import check_first_frame, check_send_one, check_start_server
+from .http import check_routing_headers
+from .stdio import check_message_kinds, check_stdio_loop
+
+__all__ = [
+    "FAULTS", "FAULT_NAMES", "check_envelope", "check_fault_lab", "check_first_frame", "check_message_kinds",
+    "check_routing_headers",
+    "check_send_one", "check_start_server", "check_stdio_loop", "check_version_recovery", "show_faults",
+]

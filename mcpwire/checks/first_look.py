@@ -1,0 +1,209 @@
+"""Checks for exercise 00: start the lab server, write one frame, send it and read one reply."""
+
+import io
+import json
+import subprocess
+
+from .. import frames
+from ..validate import validate
+from .attempt import attempt, missing
+from .servers import raw_process, stdio_lab, stop
+from .verdict import failed, not_done, passed, server_said, short
+
+REPLY_WAIT_S = 5
+START_WAIT_S = 10
+DISCOVER = frames.request("server/discover", id=1)
+
+
+def write_line(proc, text):
+    """Write one line to a Popen's stdin, whether it was opened in text or in bytes mode."""
+    line = text + "\n"
+    proc.stdin.write(line if isinstance(proc.stdin, io.TextIOBase) else line.encode("utf-8"))
+    proc.stdin.flush()
+
+
+def check_start_server(start_lab_server):
+    """start_lab_server() must return a running `python -m labserver` with stdin and stdout piped."""
+    if missing(start_lab_server):
+        not_done("define start_lab_server() first.")
+        return
+    outcome = attempt(start_lab_server)
+    if outcome.not_done:
+        not_done("start_lab_server() still raises NotImplementedError. Start the server with "
+                 "subprocess.Popen and return what Popen gives you.")
+        return
+    if outcome.error:
+        failed(f"start_lab_server() raised {outcome.error_text}",
+               hint="Popen takes the command as a list: [sys.executable, '-m', 'labserver'].")
+        return
+    proc = outcome.value
+    if not isinstance(proc, subprocess.Popen):
+        failed(f"start_lab_server() returned {type(proc).__name__}, not a subprocess.Popen.",
+               hint="Return the object subprocess.Popen(...) gives you: the check talks to it.")
+        return
+    try:
+        _judge_running_server(proc)
+    finally:
+        stop(proc)
+
+
+def _judge_running_server(proc):
+    if proc.stdin is None or proc.stdout is None:
+        pipe = "stdin" if proc.stdin is None else "stdout"
+        failed(f"proc.{pipe} is None: the server's {pipe} is not connected to you, so you cannot "
+               f"{'send it frames' if pipe == 'stdin' else 'read its replies'}.",
+               hint="Pass stdin=subprocess.PIPE and stdout=subprocess.PIPE to Popen.")
+        return
+    try:
+        write_line(proc, frames.dumps(DISCOVER))
+    except (OSError, ValueError):
+        failed(f"The process exited (code {proc.wait()}) before it could read a frame.",
+               hint="Run [sys.executable, '-m', 'labserver']: sys.executable is the Python of this notebook, "
+                    "the one that has the labserver package.")
+        return
+    read = attempt(proc.stdout.readline, guard=START_WAIT_S, unblock=lambda: stop(proc))
+    line = read.value if not read.hung else None
+    if read.hung:
+        failed(f"The server did not answer a server/discover frame within {START_WAIT_S} seconds.",
+               hint="Start the stdio server, [sys.executable, '-m', 'labserver'], without --http.")
+        return
+    text = line.decode("utf-8", "replace") if isinstance(line, bytes) else (line or "")
+    if not text:
+        failed(f"The process exited (code {proc.wait()}) without answering.",
+               hint="Run [sys.executable, '-m', 'labserver']: sys.executable is the Python of this notebook, "
+                    "the one that has the labserver package.")
+        return
+    try:
+        reply = json.loads(text)
+    except ValueError:
+        if text.startswith("http://"):
+            failed("The server printed its HTTP address on stdout instead of answering: it was started with --http.",
+                   hint="This task needs the stdio server: [sys.executable, '-m', 'labserver'].")
+        else:
+            failed(f"The first line on stdout is not JSON: {short(text.strip())}",
+                   hint="Is the command [sys.executable, '-m', 'labserver']?")
+        return
+    info = ((reply.get("result") or {}).get("_meta") or {}).get("io.modelcontextprotocol/serverInfo") or {}
+    if not info:
+        failed("The process answered, but not with a server/discover result.", server=server_said(reply))
+        return
+    passed(f"The lab server runs on stdio: it answered server/discover as {info.get('name')} {info.get('version')}.")
+
+
+def check_first_frame(first_frame, lab=None):
+    """first_frame() must return a tools/call request for search_notes about 'spindle' that the server runs."""
+    if missing(first_frame):
+        not_done("define first_frame() first.")
+        return
+    outcome = attempt(first_frame)
+    if outcome.not_done:
+        not_done("first_frame() still raises NotImplementedError. Return the tools/call frame as a dict.")
+        return
+    if outcome.error:
+        failed(f"first_frame() raised {outcome.error_text}")
+        return
+    frame = outcome.value
+    if isinstance(frame, (str, bytes)):
+        failed("first_frame() returned text; return the frame as a dict.",
+               hint="The check turns the dict into one compact JSON line when it sends it, as a client does.")
+        return
+    if not isinstance(frame, dict):
+        failed(f"first_frame() returned {type(frame).__name__}; a frame is a dict (a JSON object).")
+        return
+    try:
+        line = frames.dumps(frame)
+    except (TypeError, ValueError) as error:
+        failed(f"Your frame cannot be written as JSON: {error}.")
+        return
+    problems = validate(frame)
+    with stdio_lab(lab) as wire:
+        reply = wire.send_raw(line, timeout=REPLY_WAIT_S)
+    if reply is None:
+        hint = ("A frame without an id is a notification, and nobody answers a notification. Add \"id\": 1."
+                if "id" not in frame else "Check the frame against the one in the lesson.")
+        failed(f"The server sent nothing back within {REPLY_WAIT_S} seconds.", hint=hint)
+        return
+    said = server_said(reply.message)
+    if reply.error:
+        failed(_what_is_wrong(problems, "The server refused your frame."), server=said,
+               hint=_hint_for(reply.code, reply.error.get("message", "")))
+        return
+    if frame.get("method") != "tools/call":
+        failed(f"The server answered your {frame.get('method')!r} request, but this task asks for \"tools/call\".",
+               server=said)
+        return
+    if reply.is_tool_error:
+        failed(_what_is_wrong(problems, "The server ran the tool, but the tool reported an error."), server=said,
+               hint="params is {\"name\": \"search_notes\", \"arguments\": {\"query\": \"spindle\"}, \"_meta\": {...}}.")
+        return
+    params = frame.get("params") or {}
+    query = (params.get("arguments") or {}).get("query")
+    if params.get("name") != "search_notes" or not isinstance(query, str) or "spindle" not in query.lower():
+        failed(f"The server answered, but this task asks for search_notes about 'spindle' "
+               f"(you called {params.get('name')!r} with {short(params.get('arguments'))}).")
+        return
+    hits = ((reply.result or {}).get("structuredContent") or {}).get("hits") or []
+    best = f"; the best is {hits[0].get('id')!r}" if hits else ""
+    passed(f"The server ran your tools/call (id {reply.id!r}) and found {len(hits)} notes{best}.")
+
+
+def _what_is_wrong(problems, otherwise):
+    return "Your frame: " + "; ".join(problems) + "." if problems else otherwise
+
+
+def _hint_for(code, message):
+    if code == -32602 and "_meta" in message:
+        return ("Every 2026-07-28 request carries params._meta with io.modelcontextprotocol/protocolVersion "
+                "\"2026-07-28\" and io.modelcontextprotocol/clientCapabilities {}.")
+    if code == -32600:
+        return "A request has \"jsonrpc\": \"2.0\", an integer or string \"id\", a string \"method\" and object \"params\"."
+    if code == -32601:
+        return "The method is \"tools/call\"; the tool's name goes in params.name."
+    if code == -32022:
+        return "Name the version \"2026-07-28\" in params._meta."
+    return "Compare your frame with the tools/call frame in the lesson, key by key."
+
+
+def check_send_one(send_one):
+    """send_one(proc, frame) must write the frame as one line, read one line back and return it parsed."""
+    if missing(send_one):
+        not_done("define send_one(proc, frame) first.")
+        return
+    with raw_process(buffered=True) as proc:
+        outcome = attempt(send_one, proc, dict(DISCOVER), guard=REPLY_WAIT_S, unblock=lambda: stop(proc))
+    if outcome.not_done:
+        not_done("send_one still raises NotImplementedError. Write one line, flush, read one line, parse it.")
+        return
+    if outcome.hung:
+        failed(f"send_one was still waiting for a reply after {REPLY_WAIT_S} seconds.",
+               hint="The server reads a frame when the newline arrives: write the JSON text plus \"\\n\", "
+                    "then call proc.stdin.flush() so the bytes leave your process.")
+        return
+    if outcome.error:
+        failed(f"send_one raised {outcome.error_text}", hint=_hint_for_error(outcome.error))
+        return
+    reply = outcome.value
+    if isinstance(reply, (bytes, str)):
+        failed("send_one returned the raw line; return the parsed reply, json.loads(line).")
+        return
+    if not isinstance(reply, dict):
+        failed(f"send_one returned {type(reply).__name__}; return the reply as a dict (json.loads of the line).")
+        return
+    if reply.get("id") != DISCOVER["id"] or "result" not in reply:
+        hint = None
+        if reply.get("error", {}).get("code") == -32700:
+            hint = ("The server reads every line as one message, so a frame split over several lines "
+                    "is several broken messages. Write compact JSON: json.dumps(frame, separators=(\",\", \":\")), no indent.")
+        failed(f"The check sent server/discover with id {DISCOVER['id']}; the reply you returned is not its result.",
+               server=server_said(reply), hint=hint)
+        return
+    passed(f"send_one wrote one line and read one back: the result for id {reply['id']}, from "
+           f"{reply['result']['_meta']['io.modelcontextprotocol/serverInfo']['name']}.")
+
+
+def _hint_for_error(error):
+    if isinstance(error, TypeError) and "bytes" in str(error):
+        return "proc.stdin takes bytes: write (line + \"\\n\").encode()."
+    if isinstance(error, ValueError):
+        return "Parse the one line you read with json.loads; do not read before you have written and flushed."
+    return None

@@ -1,0 +1,60 @@
+"""Checks for exercise 03 (first task): the routing headers a Streamable HTTP request repeats from its body."""
+
+import copy
+
+from .. import frames
+from .attempt import attempt, missing
+from .servers import http_lab
+from .verdict import failed, not_done, passed, server_said, short
+
+ROUTING = ("MCP-Protocol-Version", "Mcp-Method", "Mcp-Name")
+REQUESTS = [
+    frames.request("server/discover", id=1),
+    frames.request("tools/call", {"name": "search_notes", "arguments": {"query": "spindle", "limit": 1}}, id=2),
+    frames.request("resources/read", {"uri": "notes://welcome"}, id=3),
+]
+
+
+def check_routing_headers(routing_headers, lab=None):
+    """routing_headers(frame) must give the MCP-Protocol-Version, Mcp-Method and (when needed) Mcp-Name headers."""
+    if missing(routing_headers):
+        not_done("define routing_headers(frame) first.")
+        return
+    with http_lab(lab) as wire:
+        for frame in REQUESTS:
+            outcome = attempt(routing_headers, copy.deepcopy(frame))
+            if outcome.not_done:
+                not_done("routing_headers still raises NotImplementedError. Return a dict of header name to value.")
+                return
+            if outcome.error:
+                failed(f"routing_headers raised {outcome.error_text} for {frames.dumps(frame)}",
+                       hint="Not every request has params.name: read it with .get().")
+                return
+            given = outcome.value
+            if not isinstance(given, dict) or not all(isinstance(v, str) for v in given.values()):
+                failed(f"routing_headers returned {short(given)}; return a dict whose values are strings.")
+                return
+            # Drop the headers mcpwire would derive, so only the learner's routing headers go out.
+            overrides = {name: None for name in ROUTING}
+            overrides.update(given)
+            reply = wire.send(frame, overrides)
+            if reply.status != 200 or not reply.ok:
+                failed(f"With your headers {short(given)}, the server refused {frame['method']} (HTTP {reply.status}).",
+                       server=server_said(reply.message) if reply.message is not None else reply.text or "an empty body",
+                       hint=_hint_for(frame, given, reply))
+                return
+    passed("Your headers routed all three requests: server/discover, tools/call (Mcp-Name: search_notes) "
+           "and resources/read (Mcp-Name: notes://welcome).")
+
+
+def _hint_for(frame, given, reply):
+    named = {name.lower(): value for name, value in given.items()}
+    version = named.get("mcp-protocol-version")
+    if version != frames.PROTOCOL_VERSION:
+        return (f"MCP-Protocol-Version repeats the version in params._meta, {frames.PROTOCOL_VERSION!r}. "
+                "The SDK sends a request with no version header, or a handshake-era one, to its legacy transport.")
+    if "mcp-method" not in named:
+        return "Every request carries Mcp-Method, the JSON-RPC method."
+    if frame["method"] in ("tools/call", "resources/read") and "mcp-name" not in named:
+        return "tools/call and prompts/get also carry Mcp-Name: params.name; resources/read carries params.uri."
+    return "Each header repeats a value from the body exactly: compare them one by one."
