@@ -178,6 +178,19 @@ def test_subscriptions_listen_is_cut_off_at_the_timeout_and_says_why(composer, w
         assert "we closed the stream after 1" in shown
 
 
+def test_a_try_it_composer_opens_on_the_frame_just_sent(wire):
+    frame = frames.request("resources/read", {"uri": "notes://spindle-density"}, id=12)
+    composer = FrameComposer(wire, frame=frame)
+    try:
+        assert composer.method_picker.value == "resources/read"
+        assert json.loads(composer.editor.value) == frame
+        composer.edit('{"jsonrpc":"2.0","id":13,"method":"tools/list"}')
+        assert composer.method_picker.value == RAW
+        assert composer.editor.value == '{"jsonrpc":"2.0","id":13,"method":"tools/list"}'
+    finally:
+        composer.close()
+
+
 def test_the_next_template_takes_the_next_free_id(composer):
     composer.method_picker.value = "tools/list"
     composer.editor.value = json.dumps(template_frame("tools/list", 300))

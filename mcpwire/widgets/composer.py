@@ -6,6 +6,7 @@ whose result (an `Outcome`) is ready only after the widgets show it.
 """
 
 import html
+import json
 from concurrent.futures import ThreadPoolExecutor
 
 import ipywidgets as widgets
@@ -33,9 +34,12 @@ def _header_lines(headers):
 
 
 class FrameComposer(widgets.VBox):
-    """A playground for one wire. Without `wire`, starts the lab server over `transport` and stops it in `close()`."""
+    """A playground for one wire. Without `wire`, starts the lab server over `transport` and stops it in `close()`.
 
-    def __init__(self, wire=None, *, transport="stdio", method="tools/list", timeout=5.0):
+    Opens on the template for `method`, or on `frame` (a dict, or a raw line as a str) when given.
+    """
+
+    def __init__(self, wire=None, *, transport="stdio", method="tools/list", frame=None, timeout=5.0):
         self.wire = wire if wire is not None else _start(transport)
         self._owns_wire = wire is None
         self.history = []  # one Outcome per Send, oldest first
@@ -101,7 +105,10 @@ class FrameComposer(widgets.VBox):
         self.headers_editor.add_class("mcpwire-headers")
         self.reply_view.add_class("mcpwire-reply")
         self.history_rows.add_class("mcpwire-history")
-        self._fill_template()
+        if frame is None:
+            self._fill_template()
+        else:
+            self.edit(frame)
 
     def __repr__(self):
         # What a notebook stores as text/plain: nothing that changes between runs.
@@ -112,6 +119,25 @@ class FrameComposer(widgets.VBox):
     @property
     def raw(self):
         return self.method_picker.value == RAW
+
+    def edit(self, frame):
+        """Open `frame` in the editor: a dict as readable JSON (picker on its method), a str as a raw line."""
+        if isinstance(frame, str):
+            picked, text = RAW, frame
+        else:
+            method = frame.get("method")
+            picked = method if method in self.method_picker.options else self.method_picker.value
+            text = json.dumps(frame, indent=2, ensure_ascii=False)
+        self._pick_quietly(picked)
+        self.editor.value = text
+
+    def _pick_quietly(self, picked):
+        """Set the method picker without replacing the editor's text by a template."""
+        self._quiet = True
+        try:
+            self.method_picker.value = picked
+        finally:
+            self._quiet = False
 
     def _fill_template(self):
         self.editor.value = template_text(self.method_picker.value, self._next_id)
@@ -232,11 +258,7 @@ class FrameComposer(widgets.VBox):
     def load(self, index):
         """Put history entry `index` back into the editor (and its headers, over HTTP)."""
         picked, headers_text = self._saved_modes[index]
-        self._quiet = True
-        try:
-            self.method_picker.value = picked
-        finally:
-            self._quiet = False
+        self._pick_quietly(picked)
         self.editor.value = self.history[index].text
         if self.wire.transport == "http":
             self.headers_editor.value = headers_text
