@@ -6,6 +6,7 @@ In a lesson::
 
     composer = FrameComposer(transport="stdio")     # or FrameComposer(wire), wire = StdioWire/HttpWire
     composer                                        # last line of the cell shows it
+    FrameComposer(wire, frame=frame)                # a "Try it" cell: open on the frame just sent
     outcome = composer.send().result()              # press Send from code (waits for the reply)
     TranscriptView(wire)                            # every exchange on a wire, arrows, bytes, tokens
     ConsentPrompt("delete_note", {"note_id": "welcome"}, wire, on_decision=print)
