@@ -3,7 +3,7 @@
 Usage: python scripts/refresh_outputs.py NOTEBOOK [NOTEBOOK ...]
 
 Running it twice in a row gives byte-identical notebooks: execution metadata
-(timings) is not recorded, widget state is not stored, and widget model ids,
+(timings) is not recorded, stream pieces are joined, widget state is not stored, and widget model ids,
 which the kernel draws at random, are renumbered in order of appearance.
 """
 
@@ -46,6 +46,7 @@ def refresh(path: Path) -> None:
         kernel_name=KERNEL,
         timeout=CELL_TIMEOUT_S,
         record_timing=False,
+        coalesce_streams=True,
         store_widget_state=False,
         resources={"metadata": {"path": str(path.parent)}},
     )
