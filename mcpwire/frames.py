@@ -17,15 +17,21 @@ CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo"
 CLIENT_INFO = {"name": "mcpwire", "version": VERSION}
 
 
-class _Omit:
+class _Marker:
+    """A named placeholder (its repr is its name, so help() and reprs stay deterministic)."""
+
+    def __init__(self, name):
+        self.name = name
+
     def __repr__(self):
-        return "OMIT"
+        return self.name
 
 
-OMIT = _Omit()
+OMIT = _Marker("OMIT")
 """Use as a value in `meta={...}` to remove that key from the envelope."""
 
-DEFAULT = object()
+DEFAULT = _Marker("DEFAULT")
+"""`meta=DEFAULT`: the standard envelope."""
 
 
 def envelope(overrides=None):
