@@ -196,7 +196,7 @@ def test_stdio_loop_without_timeout(verdict, monkeypatch):
                 replies[message["id"]] = message
         return replies
     out = verdict(checks.check_stdio_loop, blocking)
-    assert "a server that never answers" in out and "still waiting" in out and "select.select" in out
+    assert "a server that never answers" in out and "still waiting" in out and "lines.get(timeout=" in out
 
 
 # --- 02 · discovery, versions and the _meta envelope -----------------------------------------
@@ -237,13 +237,13 @@ def test_a_learner_exception_is_reported_not_raised(verdict, lab):
 VERSION = "io.modelcontextprotocol/protocolVersion"
 
 
-def fallback_right(send, frame):
+def fallback_right(send, frame, speaks):
     reply = send(frame)
     error = reply.get("error") or {}
-    supported = (error.get("data") or {}).get("supported") or []
-    if error.get("code") != -32022 or not supported:
+    shared = [v for v in speaks if v in (error.get("data") or {}).get("supported", [])]
+    if error.get("code") != -32022 or not shared:
         return reply
-    frame["params"]["_meta"][VERSION] = supported[0]
+    frame["params"]["_meta"][VERSION] = shared[0]
     return send(frame)
 
 
@@ -252,7 +252,7 @@ def test_version_recovery_right(verdict, lab):
 
 
 def test_version_recovery_guessing_a_version(verdict, lab):
-    def legacy(send, frame):
+    def legacy(send, frame, speaks):
         reply = send(frame)
         if (reply.get("error") or {}).get("code") == -32022:
             frame["params"]["_meta"][VERSION] = "2025-11-25"
@@ -262,8 +262,20 @@ def test_version_recovery_guessing_a_version(verdict, lab):
     assert "named '2025-11-25', which is not in error.data.supported ['2026-07-28']" in out
 
 
+def test_version_recovery_ignoring_what_the_client_speaks(verdict, lab):
+    def first_supported(send, frame, speaks):
+        reply = send(frame)
+        error = reply.get("error") or {}
+        if error.get("code") == -32022:
+            frame["params"]["_meta"][VERSION] = error["data"]["supported"][0]
+            return send(frame)
+        return reply
+    out = verdict(checks.check_version_recovery, first_supported, lab)
+    assert "a version your client does not speak (it speaks ['2027-01-01'])" in out
+
+
 def test_version_recovery_retrying_every_error(verdict, lab):
-    def always(send, frame):
+    def always(send, frame, speaks):
         reply = send(frame)
         if "error" in reply:
             frame["params"]["_meta"][VERSION] = "2026-07-28"
@@ -274,8 +286,8 @@ def test_version_recovery_retrying_every_error(verdict, lab):
 
 
 def test_version_recovery_not_retrying(verdict, lab):
-    out = verdict(checks.check_version_recovery, lambda send, frame: send(frame), lab)
-    assert "without retrying" in out and "error -32022" in out
+    out = verdict(checks.check_version_recovery, lambda send, frame, speaks: send(frame), lab)
+    assert "sent 1 frame; it should send 2" in out and "error -32022" in out
 
 
 # --- 03 · Streamable HTTP by hand --------------------------------------------------------------
@@ -306,7 +318,7 @@ def test_routing_headers_with_a_legacy_version(verdict, http):
 RIGHT_PREDICTIONS = {
     "method-header-mismatch": (400, -32020), "get-instead-of-post": (405, None), "no-envelope": (400, -32602),
     "foreign-origin": (403, None), "unknown-method": (404, -32601), "future-version": (400, -32022),
-    "missing-capability": (400, -32021), "not-json": (400, -32700),
+    "no-version-header": (400, -32600), "not-json": (400, -32700),
 }
 
 

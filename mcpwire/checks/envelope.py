@@ -25,20 +25,21 @@ def check_envelope(add_envelope, lab=None):
     if missing(add_envelope):
         not_done("define add_envelope(frame) first.")
         return
+    built = []
+    for bare in BARE_FRAMES:
+        outcome = attempt(add_envelope, copy.deepcopy(bare))
+        if outcome.not_done:
+            not_done("add_envelope still raises NotImplementedError. Return the frame with params._meta added.")
+            return
+        if outcome.error:
+            failed(f"add_envelope raised {outcome.error_text} for this frame: {frames.dumps(bare)}",
+                   hint="A request may have no params at all (server/discover here): create them first.")
+            return
+        if not _judge_shape(bare, outcome.value):
+            return
+        built.append((bare, outcome.value))
     with stdio_lab(lab) as wire:
-        added_bytes = None
-        for bare in BARE_FRAMES:
-            outcome = attempt(add_envelope, copy.deepcopy(bare))
-            if outcome.not_done:
-                not_done("add_envelope still raises NotImplementedError. Return the frame with params._meta added.")
-                return
-            if outcome.error:
-                failed(f"add_envelope raised {outcome.error_text} for this frame: {frames.dumps(bare)}",
-                       hint="A request may have no params at all (server/discover here): create them first.")
-                return
-            frame = outcome.value
-            if not _judge_shape(bare, frame):
-                return
+        for bare, frame in built:
             reply = wire.send_raw(frames.dumps(frame), timeout=REPLY_WAIT_S)
             if reply is None or not reply.ok or reply.is_tool_error:
                 problems = validate(frame)
@@ -47,7 +48,8 @@ def check_envelope(add_envelope, lab=None):
                        + (f": {'; '.join(problems)}." if problems else "."),
                        server=said, hint=_hint_for(frame, reply))
                 return
-            added_bytes = len(frames.dumps(frame)) - len(frames.dumps(bare))
+    bare, frame = built[-1]
+    added_bytes = len(frames.dumps(frame)) - len(frames.dumps(bare))
     passed(f"add_envelope made three requests the server accepts (server/discover, tools/list, tools/call "
            f"with its arguments intact). The envelope cost {added_bytes} bytes on the last one.")
 
@@ -115,76 +117,91 @@ def _discover(version, request_id):
     return frames.request("server/discover", id=request_id, meta={frames.PROTOCOL_VERSION_KEY: version})
 
 
+FUTURE = "2027-01-01"
+CASES = [
+    # name, what the check sends and what the server answers, the frame, the versions the client speaks, frames to send
+    ("future", f"server/discover naming {FUTURE}, from a client that speaks {FUTURE} and 2026-07-28 "
+               "(the server answers -32022)", _discover(FUTURE, 1), [FUTURE, frames.PROTOCOL_VERSION], 2),
+    ("fine", "a tools/list with a correct envelope", frames.request("tools/list", {}, id=2), [frames.PROTOCOL_VERSION], 1),
+    ("incomplete", "a tools/list whose envelope lacks clientCapabilities (the server answers -32602)",
+     frames.request("tools/list", {}, id=3, meta={frames.CLIENT_CAPABILITIES_KEY: frames.OMIT}),
+     [frames.PROTOCOL_VERSION], 1),
+    ("nothing-shared", f"server/discover naming {FUTURE}, from a client that speaks only {FUTURE} "
+                       "(the server answers -32022)", _discover(FUTURE, 4), [FUTURE], 1),
+]
+
+
 def check_version_recovery(send_with_version_fallback, lab=None):
-    """On -32022, resend once with a version from error.data.supported; on anything else, do not retry."""
+    """On -32022, resend once with the newest version both sides speak; otherwise return the reply as it is."""
     if missing(send_with_version_fallback):
-        not_done("define send_with_version_fallback(send, frame) first.")
+        not_done("define send_with_version_fallback(send, frame, speaks) first.")
         return
-    cases = [
-        ("future", _discover("2099-01-01", 1), 2),
-        ("fine", frames.request("tools/list", {}, id=2), 1),
-        ("incomplete", frames.request("tools/list", {}, id=3, meta={frames.CLIENT_CAPABILITIES_KEY: frames.OMIT}), 1),
-    ]
     with stdio_lab(lab) as wire:
-        for name, frame, expected_sends in cases:
+        for name, story, frame, speaks, expected_sends in CASES:
             send = _RecordingSend(wire)
-            outcome = attempt(send_with_version_fallback, send, copy.deepcopy(frame))
+            outcome = attempt(send_with_version_fallback, send, copy.deepcopy(frame), list(speaks))
             if outcome.not_done:
                 not_done("send_with_version_fallback still raises NotImplementedError. Send the frame; if the "
-                         "reply is a -32022 error, resend it naming a version from error.data.supported.")
+                         "reply is a -32022 error, resend it naming a version from error.data.supported "
+                         "that your client speaks.")
                 return
-            if not _judge_case(name, frame, expected_sends, send, outcome):
+            if not _judge_case(name, f"The check sent {story}.", frame, speaks, expected_sends, send, outcome):
                 return
-    passed("Your client resent the 2099-01-01 request once, naming 2026-07-28 from error.data.supported, "
-           "sent a good request once, and did not retry a -32602 that no version can fix.")
+    passed(f"Your client resent the {FUTURE} request once with 2026-07-28 from error.data.supported, "
+           "gave up when it shared no version with the server, sent a good request once, and did not "
+           "retry a -32602 that no version can fix.")
 
 
-def _judge_case(name, frame, expected_sends, send, outcome):
-    story = {
-        "future": "The check sent server/discover naming version 2099-01-01 (the server answers -32022).",
-        "fine": "The check sent a tools/list with a correct envelope.",
-        "incomplete": "The check sent a tools/list whose envelope lacks clientCapabilities (the server answers -32602).",
-    }[name]
+def _judge_case(name, story, frame, speaks, expected_sends, send, outcome):
     if isinstance(outcome.error, _TooManySends):
         failed(f"{story} Your function sent {MAX_SENDS} frames and was still going.",
                hint="Retry at most once, and only after a -32022.")
         return False
     if outcome.error:
         failed(f"{story} Your function raised {outcome.error_text}",
-               hint="error.data.supported is reply[\"error\"][\"data\"][\"supported\"]; a result has no \"error\" key.")
+               hint="error.data.supported is reply[\"error\"][\"data\"][\"supported\"]; a result has no "
+                    "\"error\" key, so read it with .get().")
         return False
     reply = outcome.value
     if not isinstance(reply, dict):
         failed(f"{story} Your function returned {short(reply)}; return the last reply, as send gave it.")
         return False
     sent = send.sent
-    if name == "future":
-        if len(sent) == 1:
-            failed(f"{story} You returned that error without retrying.", server=server_said(reply),
-                   hint="Read reply[\"error\"][\"data\"][\"supported\"], put one of those versions in "
-                        "params._meta, and send again.")
-            return False
+    if len(sent) > 1:
         retry = sent[1]
         if retry.get("method") != frame["method"]:
             failed(f"{story} Your retry was {retry.get('method')!r}, not {frame['method']!r}.",
                    hint="A -32022 proves the server speaks the modern protocol: do not fall back to initialize; "
-                        "resend the same request with a supported version.")
+                        "send the same request again with a supported version.")
             return False
         version = frames.protocol_version_of(retry)
-        supported = send.replies[0]["error"]["data"]["supported"]
-        if version not in (supported or []):
+        error = send.replies[0].get("error") or {}
+        supported = (error.get("data") or {}).get("supported") or []
+        if error.get("code") == -32022 and version not in supported:
             failed(f"{story} Your retry named {version!r}, which is not in error.data.supported {supported}.",
-                   server=server_said(reply),
+                   server=server_said(send.replies[1]),
                    hint="Take the version from the error's data.supported; do not guess one.")
             return False
+        if error.get("code") == -32022 and version not in speaks:
+            failed(f"{story} Your retry named {version!r}, a version your client does not speak "
+                   f"(it speaks {speaks}).",
+                   hint="Retry only with a version in both lists. When there is none, return the -32022 reply: "
+                        "the caller reports the failure instead of guessing.")
+            return False
     if len(sent) != expected_sends:
-        failed(f"{story} Your function sent {len(sent)} frames; it should send {expected_sends}.",
-               server=server_said(reply) if name == "incomplete" else None,
-               hint="Only -32022 is about the version. Retrying any other error sends the same mistake again."
-               if name != "future" else "Retry once, after the -32022.")
+        hints = {
+            "future": "Read reply[\"error\"][\"data\"][\"supported\"], put the newest version your client also "
+                      "speaks in params._meta, and send again.",
+            "nothing-shared": "There is no version to retry with: return the -32022 reply.",
+        }
+        failed(f"{story} Your function sent {len(sent)} frame{'s' if len(sent) != 1 else ''}; "
+               f"it should send {expected_sends}.",
+               server=server_said(send.replies[-1]),
+               hint=hints.get(name, "Only -32022 is about the version. Retrying any other error sends the same "
+                                    "mistake again."))
         return False
-    wanted = "error" if name == "incomplete" else "result"
-    if wanted not in reply:
-        failed(f"{story} You returned {server_said(reply)}, not the last reply the server sent.")
+    if reply is not send.replies[-1] and reply != send.replies[-1]:
+        failed(f"{story} You returned {server_said(reply)}, not the last reply the server sent.",
+               hint="Return the reply send() gave you for the last frame.")
         return False
     return True

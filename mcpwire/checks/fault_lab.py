@@ -66,14 +66,15 @@ FAULTS = [
     Fault("unknown-method", "the method does not exist in 2026-07-28 (ping was removed)", _frame("ping"),
           why="An unknown method is -32601 Method not found, and on HTTP it is a 404. The JSON body is what "
               "tells it apart from a plain 404 of a server that is not there."),
-    Fault("future-version", "the body and the header both name version 2099-01-01",
-          _frame("server/discover", meta={frames.PROTOCOL_VERSION_KEY: "2099-01-01"}),
+    Fault("future-version", "the body and the header both name version 2027-01-01",
+          _frame("server/discover", meta={frames.PROTOCOL_VERSION_KEY: "2027-01-01"}),
           why="Header and body agree, so there is no mismatch; the server does not serve that version: "
               "-32022 with the versions it does serve in error.data.supported, status 400."),
-    Fault("missing-capability", "delete_note asks the user to confirm, but the envelope declares no elicitation",
-          _frame("tools/call", {"name": "delete_note", "arguments": {"note_id": "welcome"}}),
-          why="Serving this call needs a client capability the request did not declare: -32021 with "
-              "data.requiredCapabilities, status 400. Nothing is deleted."),
+    Fault("no-version-header", "the MCP-Protocol-Version header is left out",
+          _frame("server/discover"), {"MCP-Protocol-Version": None},
+          why="SDK 2.3.0 routes on this header alone: without it the POST goes to the legacy (handshake-era) "
+              "transport, which wants a session id first: -32600 \"Missing session ID\", status 400. The spec "
+              "asks for a rejection too, but through the modern rules."),
     Fault("not-json", "the body is cut off before its closing brace", _frame("tools/list")[:-1],
           {"Mcp-Method": "tools/list"},
           why="Bytes that do not parse as JSON are -32700 Parse error, with id null because the id could "

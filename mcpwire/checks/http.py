@@ -20,20 +20,23 @@ def check_routing_headers(routing_headers, lab=None):
     if missing(routing_headers):
         not_done("define routing_headers(frame) first.")
         return
+    given_headers = []
+    for frame in REQUESTS:
+        outcome = attempt(routing_headers, copy.deepcopy(frame))
+        if outcome.not_done:
+            not_done("routing_headers still raises NotImplementedError. Return a dict of header name to value.")
+            return
+        if outcome.error:
+            failed(f"routing_headers raised {outcome.error_text} for {frames.dumps(frame)}",
+                   hint="Not every request has params.name: read it with .get().")
+            return
+        given = outcome.value
+        if not isinstance(given, dict) or not all(isinstance(v, str) for v in given.values()):
+            failed(f"routing_headers returned {short(given)}; return a dict whose values are strings.")
+            return
+        given_headers.append(given)
     with http_lab(lab) as wire:
-        for frame in REQUESTS:
-            outcome = attempt(routing_headers, copy.deepcopy(frame))
-            if outcome.not_done:
-                not_done("routing_headers still raises NotImplementedError. Return a dict of header name to value.")
-                return
-            if outcome.error:
-                failed(f"routing_headers raised {outcome.error_text} for {frames.dumps(frame)}",
-                       hint="Not every request has params.name: read it with .get().")
-                return
-            given = outcome.value
-            if not isinstance(given, dict) or not all(isinstance(v, str) for v in given.values()):
-                failed(f"routing_headers returned {short(given)}; return a dict whose values are strings.")
-                return
+        for frame, given in zip(REQUESTS, given_headers):
             # Drop the headers mcpwire would derive, so only the learner's routing headers go out.
             overrides = {name: None for name in ROUTING}
             overrides.update(given)
@@ -41,13 +44,13 @@ def check_routing_headers(routing_headers, lab=None):
             if reply.status != 200 or not reply.ok:
                 failed(f"With your headers {short(given)}, the server refused {frame['method']} (HTTP {reply.status}).",
                        server=server_said(reply.message) if reply.message is not None else reply.text or "an empty body",
-                       hint=_hint_for(frame, given, reply))
+                       hint=_hint_for(frame, given))
                 return
     passed("Your headers routed all three requests: server/discover, tools/call (Mcp-Name: search_notes) "
            "and resources/read (Mcp-Name: notes://welcome).")
 
 
-def _hint_for(frame, given, reply):
+def _hint_for(frame, given):
     named = {name.lower(): value for name, value in given.items()}
     version = named.get("mcp-protocol-version")
     if version != frames.PROTOCOL_VERSION:

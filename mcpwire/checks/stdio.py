@@ -20,8 +20,8 @@ EXPECTED_IDS = ["slow", 2, 3]
 
 LOOP_HINT = ("Keep a set of the ids still waiting; for each line you read, parse it, skip it if it has a "
              "\"method\" (a notification), otherwise file it under its \"id\"; stop when the set is empty.")
-TIMEOUT_HINT = ("readline() blocks until a line comes. Wait with select.select([proc.stdout], [], [], seconds_left) "
-                "before each read and raise TimeoutError when the deadline passes.")
+TIMEOUT_HINT = ("readline() blocks until a line comes. Read lines on a thread into a queue.Queue (the lesson's pump) "
+                "and wait with lines.get(timeout=seconds_left); raise TimeoutError when the deadline passes.")
 
 
 KINDS = ("request", "notification", "response")
