@@ -11,10 +11,10 @@ import copy
 import matplotlib.pyplot as plt
 from matplotlib.ticker import MaxNLocator, StrMethodFormatter
 
-from .costs import count_tokens, ledger
+from .costs import TOKENIZER_NAME, count_tokens, ledger
 from .frames import dumps
 
-TOKENIZER_LABEL = "cl100k_base (tiktoken, offline)"
+TOKENIZER_LABEL = f"{TOKENIZER_NAME} (tiktoken, offline)"
 UP_COLOR, DOWN_COLOR = "#4c72b0", "#dd8452"
 PAYLOAD_COLOR, FRAMING_COLOR = "#55a868", "#c44e52"
 MODERN_COLOR, LEGACY_COLOR = "#4c72b0", "#8172b3"
@@ -251,7 +251,8 @@ def envelope_vs_handshake(modern, legacy, handshake, *, requests=20, modern_setu
     changes sign where the curves cross. `modern`/`legacy`: measured (bytes, tokens)
     per request, cycled; `handshake`: the legacy initialize exchanges; `modern_setup`:
     anything the modern client sends first (e.g. a server/discover), empty by default.
-    Take them from `exchange_costs(...)`.
+    Take them from `exchange_costs(...)`; if you counted with another tokenizer, name it
+    in `tokenizer_name`.
     """
     ours = cumulative(modern_setup, modern, requests)
     theirs = cumulative(handshake, legacy, requests)
