@@ -33,7 +33,10 @@ def serve_http(mcp: MCPServer, port: int = 0) -> None:
         max_request_body_size=MAX_REQUEST_BODY_BYTES,
         host=HOST,
     )
-    sock = bind_local(port)
+    try:
+        sock = bind_local(port)
+    except OSError as error:
+        raise SystemExit(f"notes-lab: cannot listen on {HOST}:{port}: {error.strerror}") from None
     print(f"http://{HOST}:{sock.getsockname()[1]}/mcp", flush=True)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
     server.run(sockets=[sock])

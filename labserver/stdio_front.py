@@ -214,10 +214,10 @@ class StdioFront:
         """The lines the SDK reads: valid messages only; ends once everything is answered after EOF."""
         async for chunk in self._chunks():
             for line in self.splitter.feed(chunk):
-                if (text := await self._check(line)) is not None:
+                if (text := await self.check(line)) is not None:
                     yield text
         for line in self.splitter.finish():
-            if (text := await self._check(line)) is not None:
+            if (text := await self.check(line)) is not None:
                 yield text
         await self.pending.drained()
 
@@ -239,7 +239,7 @@ class StdioFront:
             async for chunk in receive:
                 yield chunk
 
-    async def _check(self, line: bytes | None) -> str | None:
+    async def check(self, line: bytes | None) -> str | None:
         """Return the line to forward, or answer it here and return None."""
         if line is TOO_LONG:
             await self.out.reply_error(None, INVALID_REQUEST, "Request too large")
