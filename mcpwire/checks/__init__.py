@@ -5,6 +5,7 @@ what the server answered and a hint; given an unfinished stub it prints "not don
 A check never raises because of the learner's code.
 """
 
+from .caching import check_cache_invalidation, check_cache_rules, measure_cache
 from .envelope import check_envelope, check_version_recovery
 from .fault_lab import FAULT_NAMES, FAULTS, check_fault_lab, show_faults
 from .first_look import check_first_frame, check_send_one, check_start_server
@@ -12,7 +13,7 @@ from .http import check_routing_headers
 from .stdio import check_message_kinds, check_stdio_loop
 
 __all__ = [
-    "FAULTS", "FAULT_NAMES", "check_envelope", "check_fault_lab", "check_first_frame", "check_message_kinds",
-    "check_routing_headers",
-    "check_send_one", "check_start_server", "check_stdio_loop", "check_version_recovery", "show_faults",
+    "FAULTS", "FAULT_NAMES", "check_cache_invalidation", "check_cache_rules", "check_envelope", "check_fault_lab",
+    "check_first_frame", "check_message_kinds", "check_routing_headers", "check_send_one", "check_start_server",
+    "check_stdio_loop", "check_version_recovery", "measure_cache", "show_faults",
 ]
