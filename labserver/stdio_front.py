@@ -20,22 +20,20 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import anyio
-import anyio.from_thread
-import anyio.lowlevel
 import mcp_types as types
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 from pydantic import ValidationError
 
+from labserver.fd_io import Descriptor
+
 MAX_LINE_BYTES = 4 * 1024 * 1024
-READ_CHUNK_BYTES = 64 * 1024
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 LISTEN_METHOD = "subscriptions/listen"
@@ -169,26 +167,18 @@ def answered_key(line: str) -> RequestKey | None:
     return request_key(value)
 
 
-def write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
 class WireOut:
     """The stdout the SDK writes to; the front writes its error replies here too."""
 
     def __init__(self, fd: int, pending: PendingRequests) -> None:
-        self.fd = fd
+        self.wire = Descriptor(fd)
         self.pending = pending
         self.lock = anyio.Lock()
 
     async def write(self, line: str) -> None:
         # The SDK hands over exactly one message plus its newline per call.
-        data = line.encode("utf-8")
         async with self.lock:
-            # A worker thread keeps a slow reader from blocking the event loop.
-            await anyio.to_thread.run_sync(write_all, self.fd, data)
+            await self.wire.write(line.encode("utf-8"))
         key = answered_key(line)
         if key is not None:
             self.pending.answered(key)
@@ -205,14 +195,14 @@ class StdioFront:
     """Feeds checked lines from in_fd to the SDK and writes everything to out_fd."""
 
     def __init__(self, in_fd: int, out_fd: int, max_line_bytes: int = MAX_LINE_BYTES) -> None:
-        self.in_fd = in_fd
+        self.wire = Descriptor(in_fd)
         self.pending = PendingRequests()
         self.out = WireOut(out_fd, self.pending)
         self.splitter = LineSplitter(max_line_bytes)
 
     async def lines(self) -> AsyncIterator[str]:
         """The lines the SDK reads: valid messages only; ends once everything is answered after EOF."""
-        async for chunk in self._chunks():
+        while chunk := await self.wire.read():
             for line in self.splitter.feed(chunk):
                 if (text := await self.check(line)) is not None:
                     yield text
@@ -220,24 +210,6 @@ class StdioFront:
             if (text := await self.check(line)) is not None:
                 yield text
         await self.pending.drained()
-
-    async def _chunks(self) -> AsyncIterator[bytes]:
-        """Raw chunks from in_fd, read by a daemon thread so a blocked read never holds up exit."""
-        send, receive = anyio.create_memory_object_stream[bytes](4)
-        token = anyio.lowlevel.current_token()
-
-        def pump() -> None:
-            try:
-                while chunk := os.read(self.in_fd, READ_CHUNK_BYTES):
-                    anyio.from_thread.run(send.send, chunk, token=token)
-                anyio.from_thread.run_sync(send.close, token=token)
-            except (OSError, anyio.RunFinishedError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-                return
-
-        threading.Thread(target=pump, name="stdin-pump", daemon=True).start()
-        async with receive:
-            async for chunk in receive:
-                yield chunk
 
     async def check(self, line: bytes | None) -> str | None:
         """Return the line to forward, or answer it here and return None."""

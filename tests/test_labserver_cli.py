@@ -74,3 +74,13 @@ def test_the_http_server_removes_its_temporary_copy_on_sigterm():
         assert not folder.exists()
     finally:
         server.stop()
+
+
+def test_the_stdio_server_removes_its_temporary_copy_on_sigterm():
+    env = {key: value for key, value in os.environ.items() if key != "NOTES_DIR"}
+    with stdio_lab(env=env) as server:
+        folder = notes_folder_from(server.stderr)
+        check_result("server/discover", server.call(request(1, "server/discover")))
+        server.process.send_signal(signal.SIGTERM)
+        assert server.process.wait(timeout=10) == 128 + signal.SIGTERM
+    assert not folder.exists()

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 from test_labserver_harness import check_error, check_result, request, stdio_lab, tool_call
@@ -101,7 +102,8 @@ def test_stray_prints_cannot_reach_the_wire():
     script = textwrap.dedent(
         """
         import os
-        from labserver.stdio_front import private_std_streams, write_all
+        from labserver.fd_io import write_all
+        from labserver.stdio_front import private_std_streams
         with private_std_streams() as (wire_in, wire_out):
             print("stray print", flush=True)
             os.system("echo stray child")
@@ -170,3 +172,34 @@ def test_pending_counts_duplicates_and_forgets_cancelled():
 )
 def test_why_invalid_names_the_problem(message, reason):
     assert reason in why_invalid(message)
+
+
+def test_plain_files_as_stdin_and_stdout_work(tmp_path):
+    requests_file, replies_file = tmp_path / "requests.jsonl", tmp_path / "replies.jsonl"
+    frames = [request(i, "server/discover") for i in range(1, 6)]
+    requests_file.write_text("".join(json.dumps(frame) + "\n" for frame in frames))
+    with requests_file.open("rb") as stdin, replies_file.open("wb") as stdout:
+        done = subprocess.run([sys.executable, "-m", "labserver"], stdin=stdin, stdout=stdout, timeout=60)
+    assert done.returncode == 0
+    replies = [json.loads(line) for line in replies_file.read_text().splitlines()]
+    assert sorted(reply["id"] for reply in replies) == [1, 2, 3, 4, 5]
+
+
+def test_a_client_that_reads_late_still_gets_every_large_reply():
+    uri = "notes://attachments/hypnogram.png"
+    frames = [request(i, "resources/read", {"uri": uri}) for i in range(1, 41)]
+    payload = b"".join(json.dumps(frame).encode() + b"\n" for frame in frames)
+    server = subprocess.Popen([sys.executable, "-m", "labserver"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        server.stdin.write(payload)
+        server.stdin.close()
+        time.sleep(1)  # the replies (far more than a pipe buffer holds) pile up unread meanwhile
+        output = server.stdout.read()
+        assert server.wait(timeout=30) == 0
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+    replies = [json.loads(line) for line in output.splitlines()]
+    assert sorted(reply["id"] for reply in replies) == list(range(1, 41))
+    assert len(output) > 40 * 8000
