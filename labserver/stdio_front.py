@@ -4,8 +4,8 @@ The SDK's stdio transport silently drops a line it cannot parse, and at stdin EO
 shuts down while requests it already read are still queued. This front sits between
 the real file descriptors and `mcp.server.stdio.stdio_server(stdin=..., stdout=...)`:
 
-- it reads raw bytes and cuts them into lines itself (one oversized line is skipped
-  in bounded memory and never blocks the next);
+- it reads raw bytes (see `labserver.fd_io`) and cuts them into lines itself; an
+  oversized line is skipped in bounded memory and never blocks the next;
 - a line that is not JSON gets `-32700`, JSON that is not a valid JSON-RPC message gets
   `-32600`, both written by the front with `id: null` unless the id was readable;
 - everything else goes to the SDK unchanged, and the front counts the request ids it
@@ -171,14 +171,14 @@ class WireOut:
     """The stdout the SDK writes to; the front writes its error replies here too."""
 
     def __init__(self, fd: int, pending: PendingRequests) -> None:
-        self.wire = Descriptor(fd)
+        self.wire_out = Descriptor(fd)
         self.pending = pending
         self.lock = anyio.Lock()
 
     async def write(self, line: str) -> None:
         # The SDK hands over exactly one message plus its newline per call.
         async with self.lock:
-            await self.wire.write(line.encode("utf-8"))
+            await self.wire_out.write(line.encode("utf-8"))
         key = answered_key(line)
         if key is not None:
             self.pending.answered(key)
@@ -195,14 +195,14 @@ class StdioFront:
     """Feeds checked lines from in_fd to the SDK and writes everything to out_fd."""
 
     def __init__(self, in_fd: int, out_fd: int, max_line_bytes: int = MAX_LINE_BYTES) -> None:
-        self.wire = Descriptor(in_fd)
+        self.wire_in = Descriptor(in_fd)
         self.pending = PendingRequests()
         self.out = WireOut(out_fd, self.pending)
         self.splitter = LineSplitter(max_line_bytes)
 
     async def lines(self) -> AsyncIterator[str]:
         """The lines the SDK reads: valid messages only; ends once everything is answered after EOF."""
-        while chunk := await self.wire.read():
+        while chunk := await self.wire_in.read():
             for line in self.splitter.feed(chunk):
                 if (text := await self.check(line)) is not None:
                     yield text

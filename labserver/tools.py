@@ -61,9 +61,6 @@ async def confirm_delete(note_id: str, ctx: Context) -> Elicit[Confirmation]:
 def register_tools(mcp: MCPServer, store: NoteStore) -> None:
     """Add the seven lab tools to mcp, working on store."""
 
-    def tool_error_from(error: NoteError) -> ToolError:
-        return ToolError(str(error))
-
     @mcp.tool(annotations=ToolAnnotations(read_only_hint=True))
     async def search_notes(
         query: Annotated[str, Field(description="Words to look for in titles, tags and note text.")],
@@ -86,7 +83,7 @@ def register_tools(mcp: MCPServer, store: NoteStore) -> None:
         try:
             return store.get(note_id)
         except NoteError as error:
-            raise tool_error_from(error) from None
+            raise ToolError(str(error)) from None
 
     @mcp.tool()
     async def create_note(
@@ -95,14 +92,14 @@ def register_tools(mcp: MCPServer, store: NoteStore) -> None:
         ctx: Context,
         tags: Annotated[
             list[str], Field(description="Tags like 'eeg' or 'lab-sync': lowercase words joined by hyphens.")
-        ] = [],  # noqa: B006 - pydantic copies defaults; the schema shows []
+        ] = [],  # noqa: B006 - never mutated; the schema shows the default
     ) -> Note:
         """Create a new note dated today. Fails if a note with the same id already exists."""
         today = datetime.now(timezone.utc).date().isoformat()
         try:
             note = store.create(title, body, tags, today)
         except NoteError as error:
-            raise tool_error_from(error) from None
+            raise ToolError(str(error)) from None
         await ctx.notify_resources_changed()
         await ctx.notify_resource_updated("notes://index")
         return note
@@ -119,7 +116,7 @@ def register_tools(mcp: MCPServer, store: NoteStore) -> None:
         try:
             note = store.add_tag(note_id, choice.data.tag)
         except NoteError as error:
-            raise tool_error_from(error) from None
+            raise ToolError(str(error)) from None
         await ctx.notify_resource_updated(f"notes://{note.id}")
         return f"Note {note.id} now has the tags: {', '.join(note.tags)}."
 
@@ -135,7 +132,7 @@ def register_tools(mcp: MCPServer, store: NoteStore) -> None:
         try:
             store.delete(note_id)
         except NoteError as error:
-            raise tool_error_from(error) from None
+            raise ToolError(str(error)) from None
         await ctx.notify_resources_changed()
         await ctx.notify_resource_updated("notes://index")
         await ctx.notify_resource_updated(f"notes://{note_id}")
