@@ -20,7 +20,7 @@ from collections.abc import Callable
 import anyio
 import httpx
 
-from labserver.stdio_front import LineSplitter, StdioFront, answered_key
+from labserver.stdio_front import LineSplitter, StdioFront, line_id
 
 PROTOCOL = "2026-07-28"
 META = {"io.modelcontextprotocol/protocolVersion": PROTOCOL, "io.modelcontextprotocol/clientCapabilities": {}}
@@ -174,7 +174,7 @@ class Comparison:
 def front_work_per_request() -> float:
     """Seconds of CPU the front spends on one request line and its reply, in process."""
     line = json.dumps(read_note(1)).encode() + b"\n"
-    reply = json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"content": [], "resultType": "complete"}}) + "\n"
+    reply = '{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":false,"resultType":"complete"}}\n'  # SDK style
     front = StdioFront(in_fd=-1, out_fd=-1)
     splitter = LineSplitter()
     rounds = 20_000
@@ -184,7 +184,7 @@ def front_work_per_request() -> float:
         for _ in range(rounds):
             for piece in splitter.feed(line):
                 await front.check(piece)
-            front.pending.answered(answered_key(reply))
+            front.pending.answered(line_id(reply)[0])
         return (time.perf_counter() - started) / rounds
 
     return anyio.run(run)

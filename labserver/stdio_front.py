@@ -11,7 +11,8 @@ the real file descriptors and `mcp.server.stdio.stdio_server(stdin=..., stdout=.
 - everything else goes to the SDK unchanged, and the front counts the request ids it
   forwarded; the stdout side sees every line the SDK writes and ticks off answers;
 - at EOF it stops reading, waits until each forwarded request has its answer, then
-  ends the line stream so the SDK shuts down.
+  ends the line stream so the SDK shuts down. (A legacy-era request still waiting for
+  the client's reply to a server request can never finish, so it is not waited for.)
 
 One lock serialises every line written to stdout, the front's and the SDK's alike.
 """
@@ -123,7 +124,8 @@ class PendingRequests:
 
     def __init__(self) -> None:
         self.counts: Counter[RequestKey] = Counter()
-        self._drained: anyio.Event | None = None
+        self.questions: set[RequestKey] = set()  # legacy-era server-to-client requests awaiting the client
+        self._settled: anyio.Event | None = None
 
     def forwarded(self, key: RequestKey) -> None:
         self.counts[key] += 1
@@ -133,38 +135,50 @@ class PendingRequests:
             self.counts[key] -= 1
         else:
             self.counts.pop(key, None)
-            self._wake_if_drained()
+            self._wake_if_settled()
 
     def cancelled(self, key: RequestKey) -> None:
         # The server sends nothing more for a cancelled request: stop waiting for it.
         self.counts.pop(key, None)
-        self._wake_if_drained()
+        self._wake_if_settled()
+
+    def asked_client(self, key: RequestKey) -> None:
+        self.questions.add(key)
+        self._wake_if_settled()
+
+    def client_replied(self, key: RequestKey) -> None:
+        self.questions.discard(key)
+
+    def settled(self) -> bool:
+        """Nothing left to wait for: all answered, or the server waits on a client that is gone."""
+        return not self.counts or bool(self.questions)
 
     async def drained(self) -> None:
-        while self.counts:
-            self._drained = anyio.Event()
-            await self._drained.wait()
+        """Wait (after EOF) until settled."""
+        while not self.settled():
+            self._settled = anyio.Event()
+            await self._settled.wait()
 
-    def _wake_if_drained(self) -> None:
-        if not self.counts and self._drained is not None:
-            self._drained.set()
+    def _wake_if_settled(self) -> None:
+        if self.settled() and self._settled is not None:
+            self._settled.set()
 
 
 _RESPONSE_PREFIX = '{"jsonrpc":"2.0","id":'
 _decoder = json.JSONDecoder()
 
 
-def answered_key(line: str) -> RequestKey | None:
-    """The id a line written by the SDK answers, or None for notifications and requests.
+def line_id(line: str) -> tuple[RequestKey, bool] | None:
+    """For a line the SDK wrote: (its id, whether it is a request to the client); None for notifications.
 
     The SDK serialises messages with a fixed key order, so only the id value is decoded.
     """
     if not line.startswith(_RESPONSE_PREFIX):
         return None
     value, end = _decoder.raw_decode(line, len(_RESPONSE_PREFIX))
-    if readable_id(value) is None or line.startswith(',"method"', end):
+    if readable_id(value) is None:
         return None
-    return request_key(value)
+    return request_key(value), line.startswith(',"method"', end)
 
 
 class WireOut:
@@ -179,9 +193,12 @@ class WireOut:
         # The SDK hands over exactly one message plus its newline per call.
         async with self.lock:
             await self.wire_out.write(line.encode("utf-8"))
-        key = answered_key(line)
-        if key is not None:
-            self.pending.answered(key)
+        if (found := line_id(line)) is not None:
+            key, asks_client = found
+            if asks_client:
+                self.pending.asked_client(key)
+            else:
+                self.pending.answered(key)
 
     async def flush(self) -> None:
         """Nothing to do: every write goes straight to the file descriptor."""
@@ -237,6 +254,8 @@ class StdioFront:
                 self.pending.forwarded(request_key(message.id))
         elif isinstance(message, types.JSONRPCNotification):
             return await self._notification(text, message)
+        else:  # a client's reply to a legacy-era server request
+            self.pending.client_replied(request_key(message.id))
         return text
 
     async def _notification(self, text: str, message: types.JSONRPCNotification) -> str | None:

@@ -11,7 +11,7 @@ import time
 import pytest
 from test_labserver_harness import check_error, check_result, request, stdio_lab, tool_call
 
-from labserver.stdio_front import LineSplitter, PendingRequests, answered_key, request_key, why_invalid
+from labserver.stdio_front import LineSplitter, PendingRequests, line_id, request_key, why_invalid
 
 VALID = json.dumps(request(0, "tools/list"))
 
@@ -91,6 +91,23 @@ def test_fifty_pipelined_requests_then_eof_are_all_answered():
     assert all(check_result("tools/call", reply)["isError"] is False for reply in replies)
 
 
+def test_eof_does_not_wait_for_a_legacy_request_that_needs_the_client():
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "old", "version": "1"}},
+    }
+    delete = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "delete_note", "arguments": {"note_id": "welcome"}}}
+    with stdio_lab() as server:
+        server.call(initialize)
+        server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        server.send(delete)
+        question = server.next_message()
+        assert question["method"] == "elicitation/create" and "id" in question
+        assert server.close() == 0
+
+
 def test_a_last_line_without_newline_is_still_served():
     with stdio_lab() as server:
         server.send_raw(json.dumps(request("last", "server/discover")).encode())
@@ -140,13 +157,13 @@ def test_splitter_reports_an_oversized_last_line_at_eof():
     assert list(splitter.finish()) == [None]
 
 
-def test_answered_key_reads_only_responses():
-    assert answered_key('{"jsonrpc":"2.0","id":7,"result":{}}\n') == (int, 7)
-    assert answered_key('{"jsonrpc":"2.0","id":"7","error":{"code":1,"message":"x"}}\n') == (str, "7")
-    assert answered_key('{"jsonrpc":"2.0","id":"a\\"b","result":{}}\n') == (str, 'a"b')
-    assert answered_key('{"jsonrpc":"2.0","method":"notifications/progress","params":{}}\n') is None
-    assert answered_key('{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{}}\n') is None
-    assert answered_key('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}\n') is None
+def test_line_id_tells_replies_from_requests_to_the_client():
+    assert line_id('{"jsonrpc":"2.0","id":7,"result":{}}\n') == ((int, 7), False)
+    assert line_id('{"jsonrpc":"2.0","id":"7","error":{"code":1,"message":"x"}}\n') == ((str, "7"), False)
+    assert line_id('{"jsonrpc":"2.0","id":"a\\"b","result":{}}\n') == ((str, 'a"b'), False)
+    assert line_id('{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{}}\n') == ((int, 1), True)
+    assert line_id('{"jsonrpc":"2.0","method":"notifications/progress","params":{}}\n') is None
+    assert line_id('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}\n') is None
 
 
 def test_pending_counts_duplicates_and_forgets_cancelled():
@@ -158,7 +175,17 @@ def test_pending_counts_duplicates_and_forgets_cancelled():
     assert pending.counts == {(int, 1): 1, (str, "1"): 1}
     pending.cancelled(request_key("1"))
     pending.answered(request_key(1))
-    assert not pending.counts
+    assert not pending.counts and pending.settled()
+
+
+def test_pending_settles_when_the_server_waits_on_the_client():
+    pending = PendingRequests()
+    pending.forwarded(request_key(2))
+    assert not pending.settled()
+    pending.asked_client(request_key(1))
+    assert pending.settled()
+    pending.client_replied(request_key(1))
+    assert not pending.settled()
 
 
 @pytest.mark.parametrize(
