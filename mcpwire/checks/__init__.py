@@ -12,10 +12,12 @@ from .first_look import check_first_frame, check_send_one, check_start_server
 from .http import check_routing_headers
 from .mrtr import check_finish_call, check_retry_frame
 from .stdio import check_message_kinds, check_stdio_loop
+from .tools import VERBOSE_SEARCH_DESCRIPTION, check_reply_kinds, check_search_then_read, check_short_description
 
 __all__ = [
     "FAULTS", "FAULT_NAMES", "check_cache_invalidation", "check_cache_rules", "check_envelope", "check_fault_lab",
     "check_first_frame", "check_message_kinds", "check_routing_headers", "check_send_one", "check_start_server",
     "check_stdio_loop", "check_version_recovery", "measure_cache", "show_faults",
     "check_finish_call", "check_retry_frame",
+    "VERBOSE_SEARCH_DESCRIPTION", "check_reply_kinds", "check_search_then_read", "check_short_description",
 ]
