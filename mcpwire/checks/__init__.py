@@ -10,6 +10,7 @@ from .envelope import check_envelope, check_version_recovery
 from .fault_lab import FAULT_NAMES, FAULTS, check_fault_lab, show_faults
 from .first_look import check_first_frame, check_send_one, check_start_server
 from .http import check_routing_headers
+from .legacy import LEGACY_SESSION, check_envelope_from_initialize, check_translation
 from .mrtr import check_finish_call, check_retry_frame
 from .stdio import check_message_kinds, check_stdio_loop
 from .tools import VERBOSE_SEARCH_DESCRIPTION, check_reply_kinds, check_search_then_read, check_short_description
@@ -20,4 +21,5 @@ __all__ = [
     "check_stdio_loop", "check_version_recovery", "measure_cache", "show_faults",
     "check_finish_call", "check_retry_frame",
     "VERBOSE_SEARCH_DESCRIPTION", "check_reply_kinds", "check_search_then_read", "check_short_description",
+    "LEGACY_SESSION", "check_envelope_from_initialize", "check_translation",
 ]
