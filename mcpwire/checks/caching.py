@@ -94,7 +94,7 @@ def check_cache_rules(client_class, lab=None):
 def _rule_ttl(session):
     plan = [(0, True, "at 0 minutes, with nothing stored yet"),
             (4 * MINUTE_MS, False, "at 4 minutes, while the tools/list reply (ttlMs 300000) is fresh"),
-            (5 * MINUTE_MS, True, "at exactly 5 minutes, when the entry has just gone stale")]
+            (5 * MINUTE_MS, True, "at exactly 5 minutes, when the entry has gone stale")]
     first = None
     for at_ms, must_send, when in plan:
         sent, outcome = session.ask(at_ms, "tools/list")
