@@ -36,11 +36,12 @@ def lab():
         yield server
 
 
-@pytest.fixture
-def own_lab(tmp_path):
-    """A server on its own notes folder, for calls that write."""
-    with stdio_lab("--notes", str(tmp_path)) as server:
-        server.folder = tmp_path
+@pytest.fixture(scope="module")
+def own_lab(tmp_path_factory):
+    """A server on a notes folder the tests can look into; each test writes different notes."""
+    folder = tmp_path_factory.mktemp("notes")
+    with stdio_lab("--notes", str(folder)) as server:
+        server.folder = folder
         yield server
 
 
