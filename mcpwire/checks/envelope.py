@@ -37,6 +37,11 @@ def check_envelope(add_envelope, lab=None):
             return
         if not _judge_shape(bare, outcome.value):
             return
+        try:
+            frames.dumps(outcome.value)
+        except (TypeError, ValueError) as error:
+            failed(f"The frame add_envelope returned cannot be written as JSON: {error}.")
+            return
         built.append((bare, outcome.value))
     with stdio_lab(lab) as wire:
         for bare, frame in built:

@@ -34,6 +34,12 @@ def check_routing_headers(routing_headers, lab=None):
         if not isinstance(given, dict) or not all(isinstance(v, str) for v in given.values()):
             failed(f"routing_headers returned {short(given)}; return a dict whose values are strings.")
             return
+        unsendable = [name for name, value in given.items() if not _header_safe(str(name)) or not _header_safe(value)]
+        if unsendable:
+            failed(f"These headers cannot go on the wire as they are: {', '.join(map(repr, unsendable))}.",
+                   hint="Header names and values are printable ASCII on one line; MCP sends other text as "
+                        "=?base64?...?=.")
+            return
         given_headers.append(given)
     with http_lab(lab) as wire:
         for frame, given in zip(REQUESTS, given_headers):
@@ -61,3 +67,7 @@ def _hint_for(frame, given):
     if frame["method"] in ("tools/call", "resources/read") and "mcp-name" not in named:
         return "tools/call and prompts/get also carry Mcp-Name: params.name; resources/read carries params.uri."
     return "Each header repeats a value from the body exactly: compare them one by one."
+
+
+def _header_safe(text):
+    return all(" " <= ch <= "~" for ch in text)
