@@ -21,9 +21,10 @@ from labserver.stdio_front import serve_stdio
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m labserver", description="The notes lab MCP server.")
     parser.add_argument("--http", action="store_true", help="serve Streamable HTTP on 127.0.0.1 instead of stdio")
-    parser.add_argument("--port", type=int, default=0, help="HTTP port; 0 picks a free one (the default)")
+    parser.add_argument("--port", metavar="N", type=int, default=0, help="HTTP port; 0 picks a free one (the default)")
     parser.add_argument(
         "--notes",
+        metavar="DIR",
         type=Path,
         default=os.environ.get("NOTES_DIR") or None,
         help="a notes folder to use and keep (seeded with the samples when empty); "
