@@ -12,6 +12,7 @@ from .first_look import check_first_frame, check_send_one, check_start_server
 from .http import check_routing_headers
 from .legacy import LEGACY_SESSION, check_envelope_from_initialize, check_translation
 from .mrtr import check_finish_call, check_retry_frame
+from .notifications import check_cancel, check_progress_fractions
 from .resources import check_prompt_completion, check_templated_read
 from .stdio import check_message_kinds, check_stdio_loop
 from .tools import VERBOSE_SEARCH_DESCRIPTION, check_reply_kinds, check_search_then_read, check_short_description
@@ -24,4 +25,5 @@ __all__ = [
     "VERBOSE_SEARCH_DESCRIPTION", "check_reply_kinds", "check_search_then_read", "check_short_description",
     "LEGACY_SESSION", "check_envelope_from_initialize", "check_translation",
     "check_prompt_completion", "check_templated_read",
+    "check_cancel", "check_progress_fractions",
 ]

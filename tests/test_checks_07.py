@@ -1,0 +1,128 @@
+"""Exercise 07 checks: progress fractions and a cancelled call; the right answers pass, typical mistakes are explained."""
+
+import time
+
+import pytest
+
+from mcpwire import HttpWire, StdioWire, WireTimeout, checks, frames
+
+
+@pytest.fixture(scope="module")
+def lab():
+    with StdioWire.labserver() as wire:
+        yield wire
+
+
+@pytest.fixture(scope="module")
+def http():
+    with HttpWire.labserver() as wire:
+        yield wire
+
+
+@pytest.fixture
+def verdict(capsys):
+    def run(check, *args):
+        check(*args)
+        return capsys.readouterr().out
+    return run
+
+
+def stub(*args):
+    raise NotImplementedError("your code here")
+
+
+def progress_fractions(messages, token):
+    return [m["params"]["progress"] / m["params"]["total"] for m in messages
+            if m.get("method") == "notifications/progress" and m["params"].get("progressToken") == token]
+
+
+def test_fractions_right(verdict, lab, http):
+    assert verdict(checks.check_progress_fractions, progress_fractions, lab, http).startswith("✓ progress_fractions followed")
+
+
+def test_fractions_stub(verdict, lab, http):
+    assert verdict(checks.check_progress_fractions, stub, lab, http).startswith("not done yet")
+
+
+def test_fractions_of_every_token(verdict, lab, http):
+    def every_token(messages, token):
+        return [m["params"]["progress"] / m["params"]["total"] for m in messages
+                if m.get("method") == "notifications/progress"]
+    out = verdict(checks.check_progress_fractions, every_token, lab, http)
+    assert "You returned 26 fractions; the token 'a' has 13" in out and "the other call's progress" in out
+
+
+def test_fractions_that_trust_every_message(verdict, lab, http):
+    def trusting(messages, token):
+        return [m["params"]["progress"] / m["params"]["total"] for m in messages if m["params"]["progressToken"] == token]
+    out = verdict(checks.check_progress_fractions, trusting, lab, http)
+    assert "raised KeyError" in out and "acknowledgement has no progressToken" in out
+
+
+def test_fractions_as_percentages(verdict, lab, http):
+    def percent(messages, token):
+        return [100 * f for f in progress_fractions(messages, token)]
+    assert "a fraction runs from 0 to 1" in verdict(checks.check_progress_fractions, percent, lab, http)
+
+
+def slow_frame(request_id="slow-call", token="slow-progress", pause_ms=200):
+    return frames.request("tools/call", {"name": "reindex", "arguments": {"pause_ms": pause_ms}}, id=request_id,
+                          meta={"progressToken": token})
+
+
+def wait_for_progress(wire, token, timeout=5):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and not any(
+            n.get("params", {}).get("progressToken") == token for n in wire.notifications):
+        time.sleep(0.01)
+
+
+def cancelling(cancel_params=None, *, as_request=False, pause_ms=200):
+    """cancel_slow_call, optionally with a wrong cancel (its params, or sent as a request) or a short pause."""
+    def cancel_slow_call(wire):
+        wire.write(slow_frame(pause_ms=pause_ms))
+        wait_for_progress(wire, "slow-progress")
+        params = cancel_params if cancel_params is not None else {"requestId": "slow-call"}
+        if as_request:
+            wire.request("notifications/cancelled", params)
+        else:
+            wire.send(frames.notification("notifications/cancelled", params))
+        try:
+            late = wire.wait("slow-call", timeout=1)
+        except WireTimeout:
+            late = None
+        return late, wire.request("server/discover")
+    return cancel_slow_call
+
+
+def test_cancel_right(verdict):
+    assert verdict(checks.check_cancel, cancelling()).startswith("✓ The server stopped your reindex")
+
+
+def test_cancel_stub(verdict):
+    assert verdict(checks.check_cancel, stub).startswith("not done yet")
+
+
+def test_cancel_naming_the_progress_token(verdict):
+    out = verdict(checks.check_cancel, cancelling({"requestId": "slow-progress"}))
+    assert "it names 'slow-progress', the progressToken of the call, not its id 'slow-call'" in out
+
+
+def test_cancel_sent_as_a_request(verdict):
+    out = verdict(checks.check_cancel, cancelling(as_request=True))
+    assert "Your cancel has an id, which makes it a request" in out and "error -32601" in out
+
+
+def test_cancel_with_a_short_pause(verdict):
+    assert "pause_ms 20: it may finish before your cancel arrives" in verdict(checks.check_cancel, cancelling(pause_ms=20))
+
+
+def test_never_cancelling(verdict):
+    def only_waits(wire):
+        wire.write(slow_frame())
+        try:
+            late = wire.wait("slow-call", timeout=1)
+        except WireTimeout:
+            late = None
+        return late, wire.request("server/discover")
+    assert "never sent notifications/cancelled" in verdict(checks.check_cancel, only_waits)
