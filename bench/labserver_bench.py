@@ -1,8 +1,9 @@
 """Lab server vs the bare SDK: start-up, stdio and HTTP round trips, EOF behaviour.
 
 Run: `python -m bench.labserver_bench`. Prints one table; takes well under a minute.
-Round trips are `tools/call read_note`, 300 sequential calls after 50 warm-up ones,
-lab and bare measured alternately in 5 rounds; the table shows the median round.
+Round trips are sequential `tools/call read_note` calls. One lab and one bare server
+run side by side and take turns in blocks of calls, so a busy machine slows both
+alike; the overhead is the median of the per-block p50 ratios.
 The goal it checks: the lab's stdio front costs less than 10 % on a stdio round trip.
 """
 
@@ -15,7 +16,8 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 
 import anyio
 import httpx
@@ -27,10 +29,12 @@ META = {"io.modelcontextprotocol/protocolVersion": PROTOCOL, "io.modelcontextpro
 LAB = [sys.executable, "-m", "labserver"]
 BARE = [sys.executable, "-m", "bench.bare_server"]
 STARTS = 5
-ROUNDS = 5  # lab and bare alternate, so machine noise hits both alike
 WARM_UP = 50
-CALLS = 300
+BLOCKS = 20
+BLOCK_CALLS = 25  # BLOCKS x BLOCK_CALLS = 500 timed calls per server
 PIPELINED = 50
+
+Call = Callable[[int], None]
 
 
 def frame(request_id: int, method: str, **params: object) -> dict:
@@ -72,31 +76,16 @@ def start_to_first_reply(command: list[str]) -> float:
     return statistics.median(times)
 
 
-def percentiles(samples: list[float]) -> tuple[float, float]:
-    ordered = sorted(samples)
-    return ordered[len(ordered) // 2], ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-
-
-def time_calls(call: Callable[[int], None]) -> tuple[float, float]:
-    for request_id in range(1, WARM_UP + 1):
-        call(request_id)
-    samples = []
-    for request_id in range(WARM_UP + 1, WARM_UP + CALLS + 1):
-        started = time.perf_counter()
-        call(request_id)
-        samples.append(time.perf_counter() - started)
-    return percentiles(samples)
-
-
-def stdio_round_trip(command: list[str]) -> tuple[float, float]:
+@contextmanager
+def stdio_caller(command: list[str]) -> Iterator[Call]:
     server = spawn(command)
+
+    def call(request_id: int) -> None:
+        reply = send_line(server, read_note(request_id))
+        assert reply["id"] == request_id and "result" in reply, reply
+
     try:
-
-        def call(request_id: int) -> None:
-            reply = send_line(server, read_note(request_id))
-            assert reply["id"] == request_id and "result" in reply, reply
-
-        return time_calls(call)
+        yield call
     finally:
         stop(server)
 
@@ -124,7 +113,8 @@ def start_http(command: list[str]) -> tuple[subprocess.Popen, str]:
     return server, f"http://127.0.0.1:{port}/mcp"
 
 
-def http_round_trip(command: list[str]) -> tuple[float, float]:
+@contextmanager
+def http_caller(command: list[str]) -> Iterator[Call]:
     server, url = start_http(command)
     headers = {
         "Accept": "application/json, text/event-stream",
@@ -133,17 +123,58 @@ def http_round_trip(command: list[str]) -> tuple[float, float]:
         "Mcp-Name": "read_note",
         "Mcp-Param-Note-Id": "spindle-density",
     }
+    client = httpx.Client(headers=headers, timeout=10)
+
+    def call(request_id: int) -> None:
+        reply = client.post(url, json=read_note(request_id))
+        assert reply.status_code == 200 and reply.json()["id"] == request_id, reply.text
+
     try:
-        with httpx.Client(headers=headers, timeout=10) as client:
-
-            def call(request_id: int) -> None:
-                reply = client.post(url, json=read_note(request_id))
-                assert reply.status_code == 200 and reply.json()["id"] == request_id, reply.text
-
-            return time_calls(call)
+        yield call
     finally:
+        client.close()
         server.terminate()
         server.wait(timeout=10)
+
+
+def timed_block(call: Call, first_id: int) -> list[float]:
+    samples = []
+    for request_id in range(first_id, first_id + BLOCK_CALLS):
+        started = time.perf_counter()
+        call(request_id)
+        samples.append(time.perf_counter() - started)
+    return samples
+
+
+def p50(samples: list[float]) -> float:
+    return statistics.median(samples)
+
+
+def p99(samples: list[float]) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+
+
+class Comparison:
+    """Round trips on a lab and a bare server that take turns, block by block."""
+
+    def __init__(self, caller: Callable[[list[str]], AbstractContextManager[Call]]) -> None:
+        self.lab: list[float] = []
+        self.bare: list[float] = []
+        self.block_ratios: list[float] = []
+        with caller(LAB) as lab_call, caller(BARE) as bare_call:
+            for request_id in range(1, WARM_UP + 1):
+                lab_call(request_id)
+                bare_call(request_id)
+            for block in range(BLOCKS):
+                first_id = WARM_UP + 1 + block * BLOCK_CALLS
+                lab_block, bare_block = timed_block(lab_call, first_id), timed_block(bare_call, first_id)
+                self.lab += lab_block
+                self.bare += bare_block
+                self.block_ratios.append(p50(lab_block) / p50(bare_block))
+
+    def overhead(self) -> float:
+        return statistics.median(self.block_ratios) - 1
 
 
 def answered_after_eof(command: list[str]) -> int:
@@ -151,24 +182,6 @@ def answered_after_eof(command: list[str]) -> int:
     lines = b"".join(json.dumps(read_note(i)).encode() + b"\n" for i in range(1, PIPELINED + 1))
     done = subprocess.run(command, input=lines, capture_output=True, timeout=60)
     return sum(1 for line in done.stdout.splitlines() if "id" in json.loads(line))
-
-
-class Comparison:
-    """Lab and bare measured alternately, so a busy machine slows both alike."""
-
-    def __init__(self, measure: Callable[[list[str]], tuple[float, float]]) -> None:
-        self.lab: list[tuple[float, float]] = []
-        self.bare: list[tuple[float, float]] = []
-        for _ in range(ROUNDS):
-            self.lab.append(measure(LAB))
-            self.bare.append(measure(BARE))
-
-    def median(self, runs: list[tuple[float, float]], which: int) -> float:
-        return statistics.median(run[which] for run in runs)
-
-    def paired_p50_ratio(self) -> float:
-        """Median of the per-round lab/bare p50 ratios."""
-        return statistics.median(lab[0] / bare[0] for lab, bare in zip(self.lab, self.bare))
 
 
 def front_work_per_request() -> float:
@@ -193,25 +206,25 @@ def front_work_per_request() -> float:
 def main() -> None:
     print(f"load average before the run: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     starts = (start_to_first_reply(LAB), start_to_first_reply(BARE))
-    stdio, http = Comparison(stdio_round_trip), Comparison(http_round_trip)
+    stdio, http = Comparison(stdio_caller), Comparison(http_caller)
     rows = [("stdio start -> first reply (median)", *starts)]
     for transport, comparison in (("stdio", stdio), ("HTTP", http)):
-        for which, name in ((0, "p50"), (1, "p99")):
-            lab, bare = comparison.median(comparison.lab, which), comparison.median(comparison.bare, which)
-            rows.append((f"{transport} tools/call {name}", lab, bare))
+        rows.append((f"{transport} tools/call p50", p50(comparison.lab), p50(comparison.bare)))
+        rows.append((f"{transport} tools/call p99", p99(comparison.lab), p99(comparison.bare)))
 
     print(f"{'measure':38} {'lab ms':>9} {'bare ms':>9} {'lab/bare':>9}")
     for name, lab, bare in rows:
         print(f"{name:38} {lab * 1000:9.2f} {bare * 1000:9.2f} {lab / bare:9.2f}")
     lab_eof, bare_eof = answered_after_eof(LAB), answered_after_eof(BARE)
     print(f"{PIPELINED} pipelined requests then EOF: lab answered {lab_eof}, bare SDK answered {bare_eof}")
-    overhead = stdio.paired_p50_ratio() - 1
-    verdict = "within" if overhead < 0.10 else "OVER"
-    print(f"stdio front overhead (median of paired p50 ratios): {overhead:+.1%} ({verdict} the 10 % budget)")
+    verdict = "within" if stdio.overhead() < 0.10 else "OVER"
+    print(f"stdio front overhead (median of per-block p50 ratios): {stdio.overhead():+.1%} ({verdict} the 10 % budget)")
+    print(f"HTTP lab vs bare (same SDK transport, no front): {http.overhead():+.1%}")
     work = front_work_per_request()
-    bare_p50 = stdio.median(stdio.bare, 0)
-    print(f"front CPU per request (split + validate + count + match reply): {work * 1e6:.1f} us "
-          f"= {work / bare_p50:.1%} of a bare stdio round trip")
+    print(
+        f"front CPU per request (split + validate + count + match reply): {work * 1e6:.1f} us "
+        f"= {work / p50(stdio.bare):.1%} of a bare stdio round trip"
+    )
 
 
 if __name__ == "__main__":
