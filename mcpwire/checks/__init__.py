@@ -14,6 +14,7 @@ from .legacy import LEGACY_SESSION, check_envelope_from_initialize, check_transl
 from .mrtr import check_finish_call, check_retry_frame
 from .notifications import check_cancel, check_progress_fractions
 from .resources import check_prompt_completion, check_templated_read
+from .security import check_note_id_validator, check_origin_guard, check_poison_flagger, weather_server
 from .stdio import check_message_kinds, check_stdio_loop
 from .tools import VERBOSE_SEARCH_DESCRIPTION, check_reply_kinds, check_search_then_read, check_short_description
 
@@ -26,4 +27,5 @@ __all__ = [
     "LEGACY_SESSION", "check_envelope_from_initialize", "check_translation",
     "check_prompt_completion", "check_templated_read",
     "check_cancel", "check_progress_fractions",
+    "check_note_id_validator", "check_origin_guard", "check_poison_flagger", "weather_server",
 ]
