@@ -9,6 +9,7 @@ from .caching import check_cache_invalidation, check_cache_rules, measure_cache
 from .envelope import check_envelope, check_version_recovery
 from .fault_lab import FAULT_NAMES, FAULTS, check_fault_lab, show_faults
 from .first_look import check_first_frame, check_send_one, check_start_server
+from .host import check_host, check_host_routing
 from .http import check_routing_headers
 from .legacy import LEGACY_SESSION, check_envelope_from_initialize, check_translation
 from .mrtr import check_finish_call, check_retry_frame
@@ -28,4 +29,5 @@ __all__ = [
     "check_prompt_completion", "check_templated_read",
     "check_cancel", "check_progress_fractions",
     "check_note_id_validator", "check_origin_guard", "check_poison_flagger", "weather_server",
+    "check_host", "check_host_routing",
 ]

@@ -10,7 +10,8 @@ from .verdict import failed, not_done, passed, server_said, short
 
 HANDSHAKE = ("initialize", "notifications/initialized")
 ENVELOPE_FIELDS = ("resultType", "_meta", "ttlMs", "cacheScope")  # what a modern result adds to a legacy one
-REPLY_WAIT_S = 5
+REPLY_WAIT_S = 10
+STARTUP_WAIT_S = 30  # the first reply also waits for the server to start, which is slow on a busy machine
 
 LEGACY_SESSION = [
     {"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -215,7 +216,7 @@ def _legacy_server():
 
 def _modern_server():
     wire = StdioWire.labserver(timeout=REPLY_WAIT_S)
-    wire.request("server/discover", id="check-discover")  # the first request fixes the era: modern
+    wire.request("server/discover", id="check-discover", timeout=STARTUP_WAIT_S)  # the first request fixes the era
     return wire
 
 
@@ -231,7 +232,8 @@ def _answers(session, start):
     with start() as wire:
         for frame in session:
             if "id" in frame:
-                answers[_key(frame["id"])] = wire.send_raw(frames.dumps(frame), timeout=REPLY_WAIT_S)
+                wait = STARTUP_WAIT_S if len(wire.transcript) == 0 else REPLY_WAIT_S
+                answers[_key(frame["id"])] = wire.send_raw(frames.dumps(frame), timeout=wait)
             else:
                 wire.send(frame)
     return answers
