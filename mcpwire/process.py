@@ -15,12 +15,16 @@ def start(command, *, cwd=None, env=None):
 def stop(process, grace=2.0, *, eof_first=True):
     """Close stdin, give the server `grace` seconds to exit, then SIGTERM, then SIGKILL. Returns the exit code.
 
-    With eof_first=False (an HTTP server, which does not read stdin) start at SIGTERM.
+    With eof_first=False (an HTTP server, which does not read stdin) start at SIGTERM;
+    so does a process started without a stdin pipe, since it cannot be given an EOF.
     """
-    try:
-        process.stdin.close()
-    except OSError:
-        pass
+    if process.stdin is None:
+        eof_first = False
+    else:
+        try:
+            process.stdin.close()
+        except OSError:
+            pass
     steps = (None, process.terminate, process.kill) if eof_first else (process.terminate, process.kill)
     for escalate in steps:
         if escalate is not None:

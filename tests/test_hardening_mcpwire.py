@@ -1,0 +1,94 @@
+"""mcpwire facing bad servers: dying, sending garbage, never answering.
+
+Each case must end in a clear error within the wire's timeout and leave no process behind.
+"""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+from test_hardening_support import (
+    BINARY_GARBAGE,
+    CLOSES_STDOUT,
+    DIES_AFTER_READING,
+    KILLS_ITSELF,
+    NEVER_ANSWERS,
+    fake_http_server,
+    live_children,
+)
+
+from mcpwire import HttpWire, ServerExited, StdioWire, WireError, WireTimeout, frames, process
+
+
+@pytest.fixture(autouse=True)
+def no_leftover_processes():
+    before = live_children()
+    yield
+    assert live_children() - before == set()
+
+
+@pytest.mark.parametrize("stdin", [None, subprocess.DEVNULL], ids=["inherited", "devnull"])
+def test_stop_ends_a_process_that_has_no_stdin_pipe(stdin):
+    server = subprocess.Popen(NEVER_ANSWERS[:2] + ["import time; time.sleep(60)"], stdin=stdin)
+    assert process.stop(server, 0.5) == -15
+
+
+def test_a_server_that_exits_after_reading_is_reported_with_its_code_and_stderr():
+    with StdioWire(DIES_AFTER_READING, timeout=5) as wire:
+        wire.write(frames.request("tools/list", id=1))
+        wire.write(frames.request("tools/list", id=2))
+        for request_id in (1, 2):  # every request in flight learns the server is gone
+            with pytest.raises(ServerExited, match="closed stdout before replying") as failure:
+                wire.wait(request_id)
+            assert failure.value.returncode == 3 and "giving up" in str(failure.value)
+
+
+def test_a_server_killed_by_a_signal_says_so():
+    with StdioWire(KILLS_ITSELF, timeout=5) as wire:
+        with pytest.raises(ServerExited, match=r"exit code -9"):
+            wire.request("tools/list")
+
+
+def test_a_server_that_closes_stdout_but_keeps_running_is_an_error_not_a_hang():
+    with StdioWire(CLOSES_STDOUT, timeout=5) as wire:
+        with pytest.raises(ServerExited, match="closed stdout before replying to id 1"):
+            wire.request("tools/list")
+
+
+def test_binary_garbage_and_stray_replies_are_kept_apart_from_the_real_request():
+    with StdioWire(BINARY_GARBAGE, timeout=0.5) as wire:
+        with pytest.raises(WireTimeout, match=r"no reply to id 1 \(tools/list\) within 0.5 s"):
+            wire.request("tools/list")
+        garbage, stray, no_result = wire.read(timeout=2), wire.read(timeout=2), wire.read(timeout=2)
+        assert "not JSON" in garbage.problem
+        assert stray.id == 999 and stray.ok
+        assert no_result.message == {"id": 1} and not no_result.ok
+
+
+@pytest.mark.parametrize(
+    ("mode", "error", "message"),
+    [
+        ("dies", WireError, r"no HTTP response to id 1 \(tools/list\)"),
+        ("garbage", WireError, "complete status line"),
+        ("silent", WireTimeout, r"no reply to id 1 \(tools/list\) within 0.5 s"),
+    ],
+)
+def test_http_wire_against_a_bad_server(tmp_path, mode, error, message):
+    with fake_http_server(mode, tmp_path) as (url, _):
+        with pytest.raises(error, match=message):
+            HttpWire(url, timeout=0.5).request("tools/list")
+
+
+def test_http_wire_after_the_server_is_gone_cannot_connect(tmp_path):
+    with fake_http_server("silent", tmp_path) as (url, server):
+        process.stop(server, 0.5)
+        with pytest.raises(WireError, match="cannot connect"):
+            HttpWire(url, timeout=0.5).request("tools/list")
+
+
+def test_a_lab_server_that_cannot_start_is_reported(tmp_path):
+    not_a_folder = tmp_path / "file"
+    not_a_folder.write_text("a file where the notes folder should be")
+    with pytest.raises(ServerExited, match="did not print its URL"):
+        HttpWire.labserver("--notes", str(not_a_folder), startup_timeout=20)
