@@ -23,6 +23,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--http", action="store_true", help="serve Streamable HTTP on 127.0.0.1 instead of stdio")
     parser.add_argument("--port", metavar="N", type=int, default=0, help="HTTP port; 0 picks a free one (the default)")
     parser.add_argument(
+        "--until-stdin-closes",
+        action="store_true",
+        help="with --http: stop when stdin reaches its end (for a parent that starts the server on a pipe)",
+    )
+    parser.add_argument(
         "--notes",
         metavar="DIR",
         type=Path,
@@ -49,7 +54,7 @@ def main(argv: list[str] | None = None) -> None:
         seed_folder(folder)
         mcp = build_server(NoteStore(folder))
         if args.http:
-            serve_http(mcp, args.port)
+            serve_http(mcp, args.port, until_stdin_closes=args.until_stdin_closes)
         else:
             anyio.run(serve_stdio, mcp)
     except KeyboardInterrupt:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import socket
+import threading
 
 import uvicorn
 from mcp.server.mcpserver import MCPServer
@@ -22,7 +24,7 @@ def bind_local(port: int) -> socket.socket:
     return sock
 
 
-def serve_http(mcp: MCPServer, port: int = 0) -> None:
+def serve_http(mcp: MCPServer, port: int = 0, *, until_stdin_closes: bool = False) -> None:
     """Bind, print the URL as the first stdout line, then serve until interrupted."""
     # Both eras on one endpoint: 2026-07-28 requests are served statelessly by the SDK,
     # legacy 2025-11-25 clients get sessions. The SDK's default DNS-rebinding protection
@@ -39,4 +41,20 @@ def serve_http(mcp: MCPServer, port: int = 0) -> None:
         raise SystemExit(f"notes-lab: cannot listen on {HOST}:{port}: {error.strerror}") from None
     print(f"http://{HOST}:{sock.getsockname()[1]}/mcp", flush=True)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    if until_stdin_closes:
+        stop_when_stdin_closes(server)
     server.run(sockets=[sock])
+
+
+def stop_when_stdin_closes(server: uvicorn.Server) -> None:
+    """Stop serving once stdin ends: the parent that holds its other end (a notebook kernel) is gone.
+
+    Without this, a restarted kernel would leave its HTTP lab server running for ever.
+    """
+
+    def watch() -> None:
+        while os.read(0, 4096):
+            pass
+        server.should_exit = True
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()

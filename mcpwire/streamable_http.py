@@ -41,7 +41,7 @@ class HttpWire:
     @classmethod
     def labserver(cls, *extra_args, timeout=10.0, startup_timeout=30.0):
         """Start `python -m labserver --http --port 0`, read its URL from the first stdout line."""
-        command = [sys.executable, "-m", "labserver", "--http", "--port", "0", *extra_args]
+        command = [sys.executable, "-m", "labserver", "--http", "--port", "0", "--until-stdin-closes", *extra_args]
         server = process.start(command)
         started = threading.Event()
         stdout_lines, stderr_lines = [], []

@@ -6,6 +6,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -84,3 +85,23 @@ def test_the_stdio_server_removes_its_temporary_copy_on_sigterm():
         server.process.send_signal(signal.SIGTERM)
         assert server.process.wait(timeout=10) == 128 + signal.SIGTERM
     assert not folder.exists()
+
+
+def test_the_http_server_started_on_a_pipe_stops_when_its_parent_goes_away():
+    # A notebook kernel that dies or restarts closes the pipe; its HTTP lab server must not live on.
+    server = subprocess.Popen(
+        [sys.executable, "-m", "labserver", "--http", "--until-stdin-closes"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        assert server.stdout.readline().decode().startswith("http://127.0.0.1:")
+        folder = notes_folder_from([server.stderr.readline().decode()])
+        server.stdin.close()
+        assert server.wait(timeout=15) == 0
+        assert not folder.exists()
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
