@@ -8,6 +8,7 @@ arrival order, and stderr is collected apart (it is only logging, never an error
 import io
 import json
 import queue
+import re
 import sys
 import threading
 import time
@@ -20,6 +21,8 @@ from .reply import Reply
 from .transcript import Exchange, Transcript
 
 _CLOSED = object()  # dropped into every open mailbox when the server's stdout ends
+MAX_LINE_BYTES = 16 * 1024 * 1024  # a longer line is dropped, so a runaway server cannot fill our memory
+_ID_AT_START = re.compile(rb'\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d+|"[^"\\]*")')
 
 
 class _Pending:
@@ -62,15 +65,31 @@ def _pump(wire_ref, stdout):
     It holds the wire only weakly, so a forgotten wire can be collected (and its server reaped).
     """
     stdout = io.BufferedReader(stdout, 1 << 16)
-    for line in iter(stdout.readline, b""):
+    while line := stdout.readline(MAX_LINE_BYTES):
+        size = len(line)
+        if size == MAX_LINE_BYTES and not line.endswith(b"\n"):
+            size += _skip_rest_of_line(stdout)  # holds no reference to the wire meanwhile
         wire = wire_ref()
         if wire is None:
             return
-        wire._file(line)
+        if size == len(line):
+            wire._file(line)
+        else:
+            wire._file_oversized(line[:200], size)
         del wire
     wire = wire_ref()
     if wire is not None:
         wire._stdout_ended()
+
+
+def _skip_rest_of_line(stdout):
+    """Read and forget up to the next newline (or EOF); return how many bytes that was."""
+    skipped = 0
+    while piece := stdout.readline(1 << 16):
+        skipped += len(piece)
+        if piece.endswith(b"\n"):
+            break
+    return skipped
 
 
 class StdioWire:
@@ -294,6 +313,23 @@ class StdioWire:
                     owner.notes.append(message)
                     return None
             self.transcript.append(Exchange("stdio", message.get("method"), message.get("id"), b"", line, [], [text]))
+            self._unread.put(reply)
+        return None
+
+    def _file_oversized(self, head, size):
+        """A line over MAX_LINE_BYTES: only its head is kept, in a Reply that says it was dropped.
+
+        When the head shows the id of a request we wait for, that request gets this Reply.
+        """
+        problem = f"the server wrote a line of {size} bytes, over mcpwire's limit of {MAX_LINE_BYTES}; it was dropped"
+        reply = Reply(None, head, problem=problem)
+        text = head.decode("utf-8", "replace")
+        match = _ID_AT_START.match(head)
+        with self._lock:
+            pending = self._take_pending(json.loads(match.group(1))) if match else None
+            if pending is not None:
+                return self._deliver(pending, head, text, reply)
+            self.transcript.append(Exchange("stdio", None, None, b"", head, [], [text]))
             self._unread.put(reply)
         return None
 

@@ -5,6 +5,7 @@ Each case must end in a clear error within the wire's timeout and leave no proce
 
 from __future__ import annotations
 
+import os
 import subprocess
 
 import pytest
@@ -12,13 +13,30 @@ from test_hardening_support import (
     BINARY_GARBAGE,
     CLOSES_STDOUT,
     DIES_AFTER_READING,
+    ENDLESS_LINE,
     KILLS_ITSELF,
     NEVER_ANSWERS,
+    PeakRss,
     fake_http_server,
     live_children,
+    python,
 )
 
 from mcpwire import HttpWire, ServerExited, StdioWire, WireError, WireTimeout, frames, process
+from mcpwire import stdio as stdio_module
+
+# Answers request 1 with a 3 MB line, then request 2 normally.
+HUGE_THEN_SMALL = python(
+    """
+    import sys
+    sys.stdin.readline()
+    sys.stdout.write('{"jsonrpc":"2.0","id":1,"result":{"pad":"' + "x" * 3_000_000 + '"}}\\n')
+    sys.stdin.readline()
+    sys.stdout.write('{"jsonrpc":"2.0","id":2,"result":{}}\\n')
+    sys.stdout.flush()
+    sys.stdin.read()
+    """
+)
 
 
 @pytest.fixture(autouse=True)
@@ -64,6 +82,24 @@ def test_binary_garbage_and_stray_replies_are_kept_apart_from_the_real_request()
         assert "not JSON" in garbage.problem
         assert stray.id == 999 and stray.ok
         assert no_result.message == {"id": 1} and not no_result.ok
+
+
+def test_an_endless_line_times_out_in_bounded_client_memory():
+    with PeakRss(os.getpid()) as meter:
+        with StdioWire(ENDLESS_LINE, timeout=1) as wire:
+            with pytest.raises(WireTimeout, match=r"no reply to id 1 \(tools/list\) within 1 s"):
+                wire.request("tools/list")
+            wire.close(grace=0.2)  # it never reads its stdin again, so EOF alone would not stop it
+    print(f"client memory growth while a server wrote one endless line: {meter.growth_mb:.1f} MB")
+    assert meter.growth_mb < 64
+
+
+def test_a_reply_over_the_line_limit_is_a_reply_that_says_so(monkeypatch):
+    monkeypatch.setattr(stdio_module, "MAX_LINE_BYTES", 1024 * 1024)
+    with StdioWire(HUGE_THEN_SMALL, timeout=10) as wire:
+        huge = wire.request("tools/list", id=1)
+        assert not huge.ok and "line of 3000045 bytes, over mcpwire's limit of 1048576" in huge.problem
+        assert wire.request("tools/list", id=2).ok  # the next line is read as usual
 
 
 @pytest.mark.parametrize(
