@@ -13,6 +13,12 @@ from urllib.parse import urlsplit
 
 from .errors import WireError, WireTimeout
 
+MAX_RESPONSE_BYTES = 16 * 1024 * 1024  # a server that sends more is cut off, so it cannot fill our memory
+
+
+class ResponseTooLarge(WireError):
+    """The server sent more than MAX_RESPONSE_BYTES for one response."""
+
 
 @dataclass
 class Response:
@@ -64,6 +70,10 @@ class Connection:
         self._sock.sendall(data)
 
     def _fill(self, deadline, response):
+        if len(response.raw) + len(self._buffer) > MAX_RESPONSE_BYTES:
+            self.close()
+            raise ResponseTooLarge(f"the server sent more than {MAX_RESPONSE_BYTES} bytes for one response; "
+                                   "mcpwire stopped reading it")
         left = deadline - time.monotonic()
         if left <= 0:
             raise socket.timeout()

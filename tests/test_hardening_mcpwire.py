@@ -116,6 +116,15 @@ def test_http_wire_against_a_bad_server(tmp_path, mode, error, message):
             HttpWire(url, timeout=0.5).request("tools/list")
 
 
+def test_http_wire_against_a_flood_stops_reading_in_bounded_memory(tmp_path):
+    with fake_http_server("flood", tmp_path) as (url, _), PeakRss(os.getpid()) as meter:
+        with pytest.raises(WireError, match="more than 16777216 bytes for one response") as failure:
+            HttpWire(url, timeout=30).request("tools/list")
+    assert not isinstance(failure.value, WireTimeout)  # stopped by the limit, long before the timeout
+    print(f"client memory growth while a server flooded one response: {meter.growth_mb:.1f} MB")
+    assert meter.growth_mb < 100
+
+
 def test_http_wire_after_the_server_is_gone_cannot_connect(tmp_path):
     with fake_http_server("silent", tmp_path) as (url, server):
         process.stop(server, 0.5)
