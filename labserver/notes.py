@@ -180,12 +180,14 @@ class NoteStore:
         ]
 
     def create(self, title: str, body: str, tags: list[str], date: str) -> Note:
+        # The title is one front-matter line: a line break in it could forge the tags or cut the body.
+        title = " ".join(title.split())
         note_id = slugify(title)
         if not note_id:
             raise InvalidNoteId("The title needs at least one letter or digit to make a note id from it.")
         if note_id in RESERVED_IDS:
             raise InvalidNoteId(f"{note_id!r} is reserved by the server; choose another title.")
-        note = Note(id=note_id, title=title.strip(), tags=[check_tag(tag) for tag in tags], date=date, body=body)
+        note = Note(id=note_id, title=title, tags=[check_tag(tag) for tag in tags], date=date, body=body)
         with self._write_lock:
             path = self.path_for(note_id)
             if path.exists() or path.is_symlink():
