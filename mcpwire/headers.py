@@ -122,6 +122,8 @@ def derive(frame, tool=None, *, default_version=PROTOCOL_VERSION):
 
     The version comes from `_meta`; a frame without one (a notification, a legacy
     frame) uses `default_version`. Mcp-Method/Mcp-Name/Mcp-Param-* are modern-only.
+    Every value copied from the body goes through `encode_value`, so no body can
+    add a header line (CRLF) or hold a character HTTP cannot carry.
     """
     headers = {"Accept": ACCEPT, "Content-Type": "application/json"}
     frame = frame if isinstance(frame, dict) else {}
@@ -129,12 +131,12 @@ def derive(frame, tool=None, *, default_version=PROTOCOL_VERSION):
     if frame.get("method") == "initialize" and protocol_version_of(frame) is None:
         version = None  # the legacy handshake itself carries no version header
     if version is not None:
-        headers["MCP-Protocol-Version"] = version
+        headers["MCP-Protocol-Version"] = encode_value(version)
     if version in LEGACY_VERSIONS or version is None or "id" not in frame:
         return headers
     method = frame.get("method")
     if isinstance(method, str):
-        headers["Mcp-Method"] = method
+        headers["Mcp-Method"] = encode_value(method)
     params = frame.get("params") if isinstance(frame.get("params"), dict) else {}
     name = params.get(NAME_FIELDS.get(method, ""))
     if isinstance(name, str):

@@ -5,6 +5,7 @@ Each case must end in a clear error within the wire's timeout and leave no proce
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 
@@ -137,3 +138,22 @@ def test_a_lab_server_that_cannot_start_is_reported(tmp_path):
     not_a_folder.write_text("a file where the notes folder should be")
     with pytest.raises(ServerExited, match="did not print its URL"):
         HttpWire.labserver("--notes", str(not_a_folder), startup_timeout=20)
+
+
+@pytest.mark.parametrize(
+    ("method", "version"),
+    [
+        ("tools/list\r\nX-Injected: 1", "2026-07-28"),
+        ("tools/list", "2026-07-28\r\nX-Injected: 1"),
+        ("tools/list💥", "2026-07-28"),
+        ("tools/list", "2026-07-28 ☃"),
+    ],
+    ids=["crlf-method", "crlf-version", "emoji-method", "snowman-version"],
+)
+def test_a_body_can_never_inject_or_break_a_derived_header(http_wire, method, version):
+    body = json.dumps(frames.request(method, meta={frames.PROTOCOL_VERSION_KEY: version}))
+    reply = http_wire.send_raw(body)
+    assert reply.status == 400 and reply.code in (-32020, -32022)  # refused at the MCP layer, with a JSON-RPC error
+    head = http_wire.transcript[-1].up.split(b"\r\n\r\n")[0]
+    names = [line.split(b":")[0] for line in head.split(b"\r\n")[1:]]
+    assert b"X-Injected" not in names and head.isascii()
