@@ -20,14 +20,12 @@ from .stdio import check_message_kinds, check_stdio_loop
 from .tools import VERBOSE_SEARCH_DESCRIPTION, check_reply_kinds, check_search_then_read, check_short_description
 
 __all__ = [
-    "FAULTS", "FAULT_NAMES", "check_cache_invalidation", "check_cache_rules", "check_envelope", "check_fault_lab",
-    "check_first_frame", "check_message_kinds", "check_routing_headers", "check_send_one", "check_start_server",
-    "check_stdio_loop", "check_version_recovery", "measure_cache", "show_faults",
-    "check_finish_call", "check_retry_frame",
-    "VERBOSE_SEARCH_DESCRIPTION", "check_reply_kinds", "check_search_then_read", "check_short_description",
-    "LEGACY_SESSION", "check_envelope_from_initialize", "check_translation",
-    "check_prompt_completion", "check_templated_read",
-    "check_cancel", "check_progress_fractions",
-    "check_note_id_validator", "check_origin_guard", "check_poison_flagger", "weather_server",
-    "check_host", "check_host_routing",
+    "check_cache_invalidation", "check_cache_rules", "check_cancel", "check_envelope",
+    "check_envelope_from_initialize", "check_fault_lab", "check_finish_call", "check_first_frame", "check_host",
+    "check_host_routing", "check_message_kinds", "check_note_id_validator", "check_origin_guard",
+    "check_poison_flagger", "check_progress_fractions", "check_prompt_completion", "check_reply_kinds",
+    "check_retry_frame", "check_routing_headers", "check_search_then_read", "check_send_one",
+    "check_short_description", "check_start_server", "check_stdio_loop", "check_templated_read",
+    "check_translation", "check_version_recovery", "FAULT_NAMES", "FAULTS", "LEGACY_SESSION", "measure_cache",
+    "show_faults", "VERBOSE_SEARCH_DESCRIPTION", "weather_server",
 ]
