@@ -15,3 +15,25 @@ def stdio_wire():
 def http_wire():
     with HttpWire.labserver() as wire:
         yield wire
+
+
+@pytest.fixture(scope="module")
+def lab(stdio_wire):
+    """The stdio lab server under the name the exercises give it."""
+    return stdio_wire
+
+
+@pytest.fixture(scope="module")
+def http(http_wire):
+    return http_wire
+
+
+@pytest.fixture
+def verdict(capsys):
+    """Run a check and return what it printed, as a learner would read it."""
+
+    def run(check, *args):
+        check(*args)
+        return capsys.readouterr().out
+
+    return run

@@ -12,30 +12,10 @@ import time
 
 import pytest
 
-from mcpwire import HttpWire, StdioWire, checks
+from mcpwire import checks
 from mcpwire.checks import first_look, stdio
 
 ENVELOPE = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
-
-
-@pytest.fixture(scope="module")
-def lab():
-    with StdioWire.labserver() as wire:
-        yield wire
-
-
-@pytest.fixture(scope="module")
-def http():
-    with HttpWire.labserver() as wire:
-        yield wire
-
-
-@pytest.fixture
-def verdict(capsys):
-    def run(check, *args):
-        check(*args)
-        return capsys.readouterr().out
-    return run
 
 
 def stub(*args):

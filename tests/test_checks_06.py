@@ -2,23 +2,8 @@
 
 import copy
 
-import pytest
 
-from mcpwire import StdioWire, checks
-
-
-@pytest.fixture(scope="module")
-def lab():
-    with StdioWire.labserver() as wire:
-        yield wire
-
-
-@pytest.fixture
-def verdict(capsys):
-    def run(check, *args):
-        check(*args)
-        return capsys.readouterr().out
-    return run
+from mcpwire import checks
 
 
 def stub(*args):

@@ -2,29 +2,8 @@
 
 import time
 
-import pytest
 
-from mcpwire import HttpWire, StdioWire, WireTimeout, checks, frames
-
-
-@pytest.fixture(scope="module")
-def lab():
-    with StdioWire.labserver() as wire:
-        yield wire
-
-
-@pytest.fixture(scope="module")
-def http():
-    with HttpWire.labserver() as wire:
-        yield wire
-
-
-@pytest.fixture
-def verdict(capsys):
-    def run(check, *args):
-        check(*args)
-        return capsys.readouterr().out
-    return run
+from mcpwire import WireTimeout, checks, frames
 
 
 def stub(*args):

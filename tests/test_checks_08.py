@@ -2,20 +2,11 @@
 
 import copy
 
-import pytest
 
 from mcpwire import checks
 
 PREFIX = "io.modelcontextprotocol/"
 HANDSHAKE = ("initialize", "notifications/initialized")
-
-
-@pytest.fixture
-def verdict(capsys):
-    def run(check, *args):
-        check(*args)
-        return capsys.readouterr().out
-    return run
 
 
 def envelope_right(initialize):

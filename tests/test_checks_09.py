@@ -18,14 +18,6 @@ def clients():
         yield pair
 
 
-@pytest.fixture
-def verdict(capsys):
-    def run(check, *args):
-        check(*args)
-        return capsys.readouterr().out
-    return run
-
-
 class Refused(Exception):
     pass
 

@@ -5,7 +5,6 @@ import re
 
 import pytest
 
-from mcpwire import HttpWire, StdioWire
 from mcpwire.checks import security
 
 INVISIBLE = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\U000e0000-\U000e007f]")
@@ -19,29 +18,9 @@ RULES = [
 
 
 @pytest.fixture(scope="module")
-def lab():
-    with StdioWire.labserver() as wire:
-        yield wire
-
-
-@pytest.fixture(scope="module")
 def weather():
     with security.weather_server() as wire:
         yield wire
-
-
-@pytest.fixture(scope="module")
-def http():
-    with HttpWire.labserver() as wire:
-        yield wire
-
-
-@pytest.fixture
-def verdict(capsys):
-    def run(check, *args):
-        check(*args)
-        return capsys.readouterr().out
-    return run
 
 
 def stub(*args):

@@ -169,7 +169,7 @@ def test_subscriptions_listen_is_cut_off_at_the_timeout_and_says_why(composer, w
     composer.timeout_box.value = 1
     composer.method_picker.value = "subscriptions/listen"
 
-    outcome = send(composer)
+    send(composer)
 
     shown = visible_text(composer.reply_view.value)
     if wire.transport == "stdio":
