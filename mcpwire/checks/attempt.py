@@ -5,8 +5,12 @@ if it is still running when the guard expires, `unblock()` is called (it stops t
 server the code is waiting on, so a blocked read returns) and the attempt is marked hung.
 """
 
+import copy
 import threading
 from dataclasses import dataclass
+
+from .. import frames
+from .verdict import short
 
 PLACEHOLDERS = (None, Ellipsis)
 
@@ -55,3 +59,28 @@ def attempt(function, *args, guard=None, unblock=None):
 def missing(value):
     """True for what a learner has not filled in yet: a stub function, None or `...`."""
     return any(value is placeholder for placeholder in PLACEHOLDERS)
+
+
+class TooManySends(Exception):
+    """The learner's code kept sending: a loop that never stops."""
+
+
+class RecordingSend:
+    """The `send` a learner's function gets: sends a frame to the lab server, keeps a copy of each frame and reply."""
+
+    def __init__(self, wire, *, max_sends, wait_s):
+        self.wire = wire
+        self.max_sends = max_sends
+        self.wait_s = wait_s
+        self.sent = []
+        self.replies = []
+
+    def __call__(self, frame):
+        if len(self.sent) >= self.max_sends:
+            raise TooManySends()
+        self.sent.append(copy.deepcopy(frame))
+        reply = self.wire.send_raw(frames.dumps(frame), timeout=self.wait_s)
+        if reply is None:
+            raise TimeoutError(f"no reply to {short(frames.dumps(frame))} within {self.wait_s} seconds")
+        self.replies.append(reply.message)
+        return reply.message

@@ -4,7 +4,7 @@ import copy
 
 from .. import frames
 from ..validate import validate
-from .attempt import attempt, missing
+from .attempt import RecordingSend, TooManySends, attempt, missing
 from .servers import stdio_lab
 from .verdict import failed, not_done, passed, server_said, short
 
@@ -95,29 +95,6 @@ def _hint_for(frame, reply):
     return "Compare your envelope with the one in the lesson, key by key."
 
 
-class _TooManySends(Exception):
-    pass
-
-
-class _RecordingSend:
-    """The `send` a learner's function gets: posts a frame to the lab server, keeps a copy of each frame."""
-
-    def __init__(self, wire):
-        self.wire = wire
-        self.sent = []
-        self.replies = []
-
-    def __call__(self, frame):
-        if len(self.sent) >= MAX_SENDS:
-            raise _TooManySends()
-        self.sent.append(copy.deepcopy(frame))
-        reply = self.wire.send_raw(frames.dumps(frame), timeout=REPLY_WAIT_S)
-        if reply is None:
-            raise TimeoutError(f"no reply to {frames.dumps(frame)} within {REPLY_WAIT_S} seconds")
-        self.replies.append(reply.message)
-        return reply.message
-
-
 def _discover(version, request_id):
     return frames.request("server/discover", id=request_id, meta={frames.PROTOCOL_VERSION_KEY: version})
 
@@ -143,7 +120,7 @@ def check_version_recovery(send_with_version_fallback, lab=None):
         return
     with stdio_lab(lab) as wire:
         for name, story, frame, speaks, expected_sends in CASES:
-            send = _RecordingSend(wire)
+            send = RecordingSend(wire, max_sends=MAX_SENDS, wait_s=REPLY_WAIT_S)
             outcome = attempt(send_with_version_fallback, send, copy.deepcopy(frame), list(speaks))
             if outcome.not_done:
                 not_done("send_with_version_fallback still raises NotImplementedError. Send the frame; if the "
@@ -158,7 +135,7 @@ def check_version_recovery(send_with_version_fallback, lab=None):
 
 
 def _judge_case(name, story, frame, speaks, expected_sends, send, outcome):
-    if isinstance(outcome.error, _TooManySends):
+    if isinstance(outcome.error, TooManySends):
         failed(f"{story} Your function sent {MAX_SENDS} frames and was still going.",
                hint="Retry at most once, and only after a -32022.")
         return False

@@ -9,7 +9,7 @@ import copy
 
 from .. import frames
 from ..validate import validate
-from .attempt import attempt, missing
+from .attempt import RecordingSend, TooManySends, attempt, missing
 from .servers import stdio_lab
 from .verdict import failed, not_done, passed, server_said, short
 
@@ -178,29 +178,6 @@ def _how_it_differs(given, state):
     return "it differs in some characters"
 
 
-class _TooManySends(Exception):
-    pass
-
-
-class RecordingSend:
-    """The `send` a learner's loop gets: sends a frame to the lab server, keeps a copy of each frame and reply."""
-
-    def __init__(self, wire):
-        self.wire = wire
-        self.sent = []
-        self.replies = []
-
-    def __call__(self, frame):
-        if len(self.sent) >= MAX_SENDS:
-            raise _TooManySends()
-        self.sent.append(copy.deepcopy(frame))
-        reply = _send(self.wire, frame)
-        if reply is None:
-            raise TimeoutError(f"no reply to {short(frames.dumps(frame))} within {REPLY_WAIT_S} seconds")
-        self.replies.append(reply)
-        return reply
-
-
 class ScriptedUser:
     """Plays the user: records each question it is shown, answers with the same form every time."""
 
@@ -235,7 +212,7 @@ def check_finish_call(finish_call, lab=None):
     with stdio_lab(lab) as wire:
         _make_scratch_note(wire)
         for story, request, form, questions, sends in LOOP_CASES:
-            send, user = RecordingSend(wire), ScriptedUser(form)
+            send, user = RecordingSend(wire, max_sends=MAX_SENDS, wait_s=REPLY_WAIT_S), ScriptedUser(form)
             outcome = attempt(finish_call, send, copy.deepcopy(request), user)
             if outcome.not_done:
                 not_done("finish_call still raises NotImplementedError. Send the request; while the reply is "
@@ -248,7 +225,7 @@ def check_finish_call(finish_call, lab=None):
 
 
 def _judge_loop(story, outcome, send, user, questions, sends):
-    if isinstance(outcome.error, _TooManySends):
+    if isinstance(outcome.error, TooManySends):
         failed(f"{story} Your loop sent {MAX_SENDS} frames and was still going.",
                server=server_said(send.replies[-1]) if send.replies else None,
                hint="Stop as soon as a reply is not input_required. If the server keeps asking, your retry is wrong: "
