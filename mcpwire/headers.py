@@ -37,13 +37,14 @@ def encode_value(value):
     safe = all(" " <= ch <= "~" for ch in text) and text == text.strip() and not _SENTINEL.match(text)
     if safe:
         return text
-    return f"=?base64?{base64.b64encode(text.encode('utf-8')).decode('ascii')}?="
+    # surrogatepass: text read from bytes that are not UTF-8 still has a header form (never an exception).
+    return f"=?base64?{base64.b64encode(text.encode('utf-8', 'surrogatepass')).decode('ascii')}?="
 
 
 def decode_value(header):
     """Inverse of `encode_value` for text (what a server does before comparing)."""
     match = re.fullmatch(r"=\?base64\?(.*)\?=", header)
-    return base64.b64decode(match.group(1)).decode("utf-8") if match else header
+    return base64.b64decode(match.group(1)).decode("utf-8", "surrogatepass") if match else header
 
 
 def header_params(tool):
@@ -135,8 +136,9 @@ def derive(frame, tool=None, *, default_version=PROTOCOL_VERSION):
     if version in LEGACY_VERSIONS or version is None or "id" not in frame:
         return headers
     method = frame.get("method")
-    if isinstance(method, str):
-        headers["Mcp-Method"] = encode_value(method)
+    if not isinstance(method, str):
+        return headers
+    headers["Mcp-Method"] = encode_value(method)
     params = frame.get("params") if isinstance(frame.get("params"), dict) else {}
     name = params.get(NAME_FIELDS.get(method, ""))
     if isinstance(name, str):

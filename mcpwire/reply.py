@@ -32,6 +32,8 @@ class Reply:
         """Parse `raw` as one JSON message; bytes that are not JSON give a Reply whose `problem` says so."""
         try:
             message = json.loads(raw)
+        except RecursionError:
+            return cls(None, raw, problem="reply is nested too deeply to parse", **kwargs)
         except ValueError:
             shown = raw[:200].decode("utf-8", "replace")
             return cls(None, raw, problem=f"reply is not JSON: {shown!r}", **kwargs)

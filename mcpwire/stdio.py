@@ -48,7 +48,7 @@ class _Pending:
 def _method_of(text):
     try:
         method = json.loads(text).get("method")
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):
         return None
     return method if isinstance(method, str) else None
 
@@ -179,7 +179,7 @@ class StdioWire:
             text = text.decode("utf-8", "surrogateescape")
         try:
             parsed = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             parsed = None
         frame_id = parsed.get("id") if isinstance(parsed, dict) else None
         has_id = isinstance(frame_id, (int, str)) and not isinstance(frame_id, bool)

@@ -121,7 +121,7 @@ class HttpWire:
         text = body.decode("utf-8", "surrogateescape") if isinstance(body, bytes) else body
         try:
             frame = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             frame = None
         frame = frame if isinstance(frame, dict) else {}
         method = frame.get("method") if isinstance(frame.get("method"), str) else None
@@ -205,7 +205,7 @@ class HttpWire:
         for event in events:
             try:
                 messages.append((event.data, json.loads(event.data)))
-            except ValueError:
+            except (ValueError, RecursionError):
                 messages.append((event.data, None))
         final = next(((text, m) for text, m in reversed(messages)
                       if isinstance(m, dict) and ("result" in m or "error" in m)), None)

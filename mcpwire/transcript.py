@@ -136,7 +136,7 @@ class Transcript:
             body = self.as_stdin_line(index)
             try:
                 frame = json.loads(body)
-            except ValueError:
+            except (ValueError, RecursionError):
                 frame = {}
             pairs = list(derived_headers.derive(frame).items())
         target = url or exchange.url or "http://127.0.0.1:8000/mcp"

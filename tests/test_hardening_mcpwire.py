@@ -157,3 +157,36 @@ def test_a_body_can_never_inject_or_break_a_derived_header(http_wire, method, ve
     head = http_wire.transcript[-1].up.split(b"\r\n\r\n")[0]
     names = [line.split(b":")[0] for line in head.split(b"\r\n")[1:]]
     assert b"X-Injected" not in names and head.isascii()
+
+
+DEEP_THEN_VALID = python(
+    """
+    import sys
+    sys.stdin.readline()
+    sys.stdout.write("[" * 100_000 + "]" * 100_000 + "\\n")
+    sys.stdout.write('{"jsonrpc":"2.0","id":1,"result":{}}\\n')
+    sys.stdout.flush()
+    sys.stdin.read()
+    """
+)
+
+
+def test_a_deeply_nested_line_does_not_stop_the_reader():
+    with StdioWire(DEEP_THEN_VALID, timeout=10) as wire:
+        assert wire.request("tools/list").ok  # the reply after the deep line still arrives
+        assert wire.read(timeout=2).problem == "reply is nested too deeply to parse"
+
+
+ODD_BODIES = [
+    b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"deep":' + b"[" * 100_000 + b"]" * 100_000 + b"}}",
+    b'{"jsonrpc":"2.0","id":1,"method":["tools/call"],"params":{"name":"x"}}',
+    b'{"jsonrpc":"2.0","id":1,"method":"tools/list\xff","params":{}}',
+]
+
+
+@pytest.mark.parametrize("body", ODD_BODIES, ids=["deep", "method-list", "not-utf8"])
+def test_send_raw_sends_any_body_and_returns_the_servers_answer(http_wire, stdio_wire, body):
+    over_http = http_wire.send_raw(body)
+    assert over_http.status == 400 and over_http.code in (-32700, -32600, -32020)
+    over_stdio = stdio_wire.send_raw(body)
+    assert over_stdio is not None and over_stdio.code in (-32700, -32600)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import psutil
 
+from labserver.notes import seed_folder
 from mcpwire import process
 
 MB = 1024 * 1024
@@ -89,6 +90,27 @@ def snapshot(folder: Path) -> dict[str, bytes]:
         else:
             found[relative] = b"<dir>"
     return found
+
+
+class Sandbox:
+    """A notes folder with a canary folder beside it and a working directory for the server.
+
+    The canary holds a note-like file and the notes folder a symlink to it, so an
+    escape through a path or a followed link would show in `outside_notes()`.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.notes, self.canary, self.cwd = root / "notes", root / "canary", root / "cwd"
+        seed_folder(self.notes)
+        self.canary.mkdir()
+        self.cwd.mkdir()
+        (self.canary / "secret.md").write_text("---\nid: secret\ntitle: Secret\n---\nnot for the lab server\n")
+        (self.notes / "leak.md").symlink_to(self.canary / "secret.md")
+        self.before = self.outside_notes()
+
+    def outside_notes(self) -> dict[str, bytes]:
+        return {name: data for name, data in snapshot(self.root).items() if name.split(os.sep)[0] != "notes"}
 
 
 def python(code: str) -> list[str]:
