@@ -73,6 +73,7 @@ def test_a_server_that_closes_stdout_but_keeps_running_is_an_error_not_a_hang():
     with StdioWire(CLOSES_STDOUT, timeout=5) as wire:
         with pytest.raises(ServerExited, match="closed stdout before replying to id 1"):
             wire.request("tools/list")
+        wire.close(grace=0.2)  # it sleeps on, deaf to EOF
 
 
 def test_binary_garbage_and_stray_replies_are_kept_apart_from_the_real_request():
