@@ -56,7 +56,12 @@ def _method_of(text):
 def _progress_token(frame):
     params = frame.get("params")
     meta = params.get("_meta") if isinstance(params, dict) else None
-    return meta.get("progressToken") if isinstance(meta, dict) else None
+    return _as_key(meta.get("progressToken")) if isinstance(meta, dict) else None
+
+
+def _as_key(value):
+    """An id or progress token we can look up; a list or object (unhashable) matches nothing, so None."""
+    return None if isinstance(value, (list, dict)) else value
 
 
 def _pump(wire_ref, stdout):
@@ -306,7 +311,7 @@ class StdioWire:
             elif "method" in message:
                 self.notifications.append(message)
                 params = message.get("params")
-                token = params.get("progressToken") if isinstance(params, dict) else None
+                token = _as_key(params.get("progressToken")) if isinstance(params, dict) else None
                 owner = self._by_token.get(token) if token is not None else None
                 if owner is not None:
                     owner.down.append((line, text))
@@ -335,6 +340,8 @@ class StdioWire:
 
     def _take_pending(self, reply_id):
         """The oldest request this reply answers: by id, or (id null) the oldest raw send."""
+        if isinstance(reply_id, (list, dict)):  # no request can have such an id
+            return None
         if reply_id is None:
             pending = self._unanswered_null.popleft() if self._unanswered_null else None
             if pending is not None and pending.id is not None:

@@ -1,3 +1,4 @@
+import json
 import sys
 
 import pytest
@@ -128,6 +129,22 @@ def test_read_returns_messages_nobody_waited_for_or_none():
         assert second.message is None and "not JSON" in second.problem
         assert wire.read(timeout=0.1) is None
         assert wire.notifications == [first.message]
+
+
+ODD_LINES = [
+    {"jsonrpc": "2.0", "id": [1], "result": {}},
+    {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": {"a": 1}, "progress": 1}},
+    {"jsonrpc": "2.0", "id": 1, "result": {}},
+]
+ODD_IDS_THEN_REPLY = python(f"import sys; sys.stdin.readline(); print({chr(10).join(map(json.dumps, ODD_LINES))!r}); "
+                            "sys.stdout.flush(); sys.stdin.read()")
+
+
+def test_a_reply_id_or_progress_token_that_is_a_list_or_object_does_not_stop_the_reader():
+    with StdioWire(ODD_IDS_THEN_REPLY, timeout=5) as wire:
+        assert wire.request("ping").ok  # the real reply after the odd lines still arrives
+        assert wire.read(timeout=2).message["id"] == [1]
+        assert wire.read(timeout=2).message["params"]["progressToken"] == {"a": 1}
 
 
 def test_a_server_that_never_answers_times_out_clearly():
