@@ -241,12 +241,12 @@ def _judge_step(name, arguments, lands, ask, approve, text, reached, asked):
         if ask and not approve:
             why = "the user denied it, so it must not be sent"
         failed(f"The model proposed {proposal}, and the {server} server received tools/call {calls}; {why}.",
-               hint=_hint_for(name, lands, ask, approve))
+               hint=_hint_for(lands, ask, approve))
         return False
     if lands is not None and reached[lands] != [tool_name]:
         got = reached[lands]
         hint = (f"Forward the tool's own name ({tool_name!r}), not the namespaced one: the server knows nothing "
-                "of your namespaces.") if got else _hint_for(name, lands, ask, approve)
+                "of your namespaces.") if got else _hint_for(lands, ask, approve)
         failed(f"The model proposed {proposal}; the {lands} server received tools/call {got or 'nothing'}.",
                hint=hint)
         return False
@@ -262,7 +262,7 @@ def _judge_step(name, arguments, lands, ask, approve, text, reached, asked):
     return True
 
 
-def _hint_for(name, lands, ask, approve):
+def _hint_for(lands, ask, approve):
     if lands is None and not ask:
         return "Route first: a name whose server or tool is unknown raises Refused, and nothing is sent."
     if ask and not approve:

@@ -68,7 +68,7 @@ def check_retry_frame(retry_frame, lab=None):
                 not_done("retry_frame still raises NotImplementedError. Copy the request, give it new_id, "
                          "and add inputResponses and requestState to its params.")
                 return
-            if not _judge_retry(story, request, first, form, new_id, outcome, wire, expected):
+            if not _judge_retry(story, request, first, form, outcome, wire, expected):
                 return
     passed("retry_frame finished all three calls: the tag was added, the declined delete deleted nothing, "
            "and the confirmed one deleted the note. Each retry had a new id, the same arguments, answers under "
@@ -80,7 +80,7 @@ def _is_input_required(message):
     return isinstance(result, dict) and result.get("resultType") == "input_required"
 
 
-def _judge_retry(story, request, first, form, new_id, outcome, wire, expected):
+def _judge_retry(story, request, first, form, outcome, wire, expected):
     told = f"The check sent {request['params']['name']} (id {request['id']!r}) and got input_required: {story}."
     if outcome.error:
         failed(f"{told} retry_frame raised {outcome.error_text}",
@@ -94,7 +94,7 @@ def _judge_retry(story, request, first, form, new_id, outcome, wire, expected):
         return False
     answer = _send(wire, retry)
     said = server_said(answer) if answer is not None else f"nothing within {REPLY_WAIT_S} seconds"
-    problem = _what_is_wrong(request, first, form, new_id, retry)
+    problem = _what_is_wrong(request, first, form, retry)
     if problem is not None:
         what, hint = problem
         failed(f"{told} {what}", server=said, hint=hint)
@@ -108,7 +108,7 @@ def _judge_retry(story, request, first, form, new_id, outcome, wire, expected):
     return True
 
 
-def _what_is_wrong(request, first, form, new_id, retry):
+def _what_is_wrong(request, first, form, retry):
     """(what is wrong, hint) for the first mistake in the retry, or None."""
     params = retry.get("params")
     if retry.get("id") == request["id"]:

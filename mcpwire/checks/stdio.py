@@ -24,8 +24,6 @@ TIMEOUT_HINT = ("readline() blocks until a line comes. Read lines on a thread in
                 "and wait with lines.get(timeout=seconds_left); raise TimeoutError when the deadline passes.")
 
 
-KINDS = ("request", "notification", "response")
-
 
 def _sample_messages(wire):
     """Real messages of each kind: two requests, notifications both ways, a result and an error reply."""
