@@ -23,14 +23,9 @@ from collections import Counter
 
 import httpx
 
-PROTOCOL = "2026-07-28"
-META = {"io.modelcontextprotocol/protocolVersion": PROTOCOL, "io.modelcontextprotocol/clientCapabilities": {}}
+from bench.labserver_bench import PROTOCOL, frame
+
 BURST_TIMEOUT_S = 120
-
-
-def frame(request_id: int, method: str, **params: object) -> dict:
-    return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": {**params, "_meta": META}}
-
 
 # (method, params, extra headers): what a host does most, reading.
 MIX = [
