@@ -45,11 +45,11 @@ class Exchange:
 
     @property
     def framing_up(self):
-        return self.bytes_up - sum(len(p.encode("utf-8")) for p in self.up_payloads)
+        return self.bytes_up - sum(len(_bytes(p)) for p in self.up_payloads)
 
     @property
     def framing_down(self):
-        return self.bytes_down - sum(len(p.encode("utf-8")) for p in self.down_payloads)
+        return self.bytes_down - sum(len(_bytes(p)) for p in self.down_payloads)
 
     @cached_property
     def tokens_up(self):

@@ -50,6 +50,14 @@ def test_framing_is_everything_but_the_json():
                                         "tokens_up": e.tokens_up, "tokens_down": e.tokens_down}
 
 
+def test_a_raw_send_that_is_not_utf8_is_counted_and_shown_over_both_transports(stdio_wire, http_wire):
+    body = b'{"jsonrpc":"2.0","id":1,"method":"tools/list\xff","params":{}}'
+    for wire in (stdio_wire, http_wire):
+        wire.send_raw(body)
+        sent = wire.transcript[-1]
+        assert sent.framing_up == sent.bytes_up - len(body)
+        assert "tools/list" in repr(sent) and "tools/list" in repr(wire.transcript)
+
 def test_default_view_is_deterministic_and_shows_no_timing():
     with StdioWire.labserver() as one, StdioWire.labserver() as two:
         for wire in (one, two):
