@@ -37,7 +37,7 @@ class SseParser:
                 break
             line = self._pending[:match.start()]
             self._pending = self._pending[match.end():]
-            event = self._line(line.decode("utf-8"))
+            event = self._line(line.decode("utf-8", "surrogateescape"))  # bytes that are not UTF-8 are kept as sent
             if event is not None:
                 events.append(event)
         return events
@@ -56,7 +56,7 @@ class SseParser:
         value = value[1:] if value.startswith(" ") else value
         if name == "data":
             self._data.append(value)
-            self.payload_bytes += len(value.encode("utf-8"))
+            self.payload_bytes += len(value.encode("utf-8", "surrogateescape"))
         else:
             self._fields[name] = value
         return None

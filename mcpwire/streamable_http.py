@@ -204,7 +204,8 @@ class HttpWire:
         messages = []
         for event in events:
             try:
-                messages.append((event.data, json.loads(event.data)))
+                # Parsed from the bytes, so data that is not UTF-8 counts as not JSON (as a plain body does).
+                messages.append((event.data, json.loads(event.data.encode("utf-8", "surrogateescape"))))
             except (ValueError, RecursionError):
                 messages.append((event.data, None))
         final = next(((text, m) for text, m in reversed(messages)

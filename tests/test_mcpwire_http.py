@@ -179,6 +179,16 @@ def test_non_json_body_and_exact_down_bytes():
     assert wire.transcript[0].down == sent and wire.transcript[0].up == received[0]
 
 
+def test_an_sse_event_that_is_not_utf8_is_a_reply_that_says_so():
+    event = b'event: message\r\ndata: {"jsonrpc":"2.0","id":1,"result":{"x":"\xff"}}\r\n\r\n'
+    sent = SSE_HEAD + chunk(event) + chunk(b"")
+    url, _ = serve_once(lambda conn: conn.sendall(sent))
+    wire = HttpWire(url, timeout=5)
+    reply = wire.request("tools/list")
+    assert reply.message is None and "ended without a final response" in reply.problem
+    exchange = wire.transcript[0]
+    assert exchange.down == sent and exchange.framing_down == len(sent) - len(event) + len(b"event: message\r\ndata: \r\n\r\n")
+
 def test_a_server_that_never_answers_times_out():
     release = threading.Event()
     url, _ = serve_once(lambda conn: release.wait(10))
