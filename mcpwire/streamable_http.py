@@ -94,7 +94,7 @@ class HttpWire:
     def headers_for(self, frame, tool=None, overrides=None):
         """The headers `send` would write for this frame (before Host and Content-Length)."""
         params = frame.get("params") if isinstance(frame.get("params"), dict) else {}
-        if tool is None and frame.get("method") == "tools/call":
+        if tool is None and frame.get("method") == "tools/call" and isinstance(params.get("name"), str):
             tool = self.tools.get(params.get("name"))
         derived = header_rules.derive(frame, tool, default_version=self.default_version)
         if self.session_id is not None:

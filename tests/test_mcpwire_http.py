@@ -87,6 +87,11 @@ def test_malformed_raw_body_gets_400_parse_error(http_wire):
     assert http_wire.transcript[-1].up.endswith(b"\r\n\r\n{oops")
 
 
+def test_a_raw_tools_call_whose_name_is_not_a_string_is_still_sent(http_wire):
+    http_wire.request("tools/list")  # known tools are looked up by name for their Mcp-Param headers
+    reply = http_wire.send_raw('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":[]}}')
+    assert reply.status == 400 and reply.code is not None
+
 def test_unsupported_version_then_retry(http_wire):
     wrong = frames.request("tools/list", meta={frames.PROTOCOL_VERSION_KEY: "1900-01-01"}, id=900)
     reply = http_wire.send(wrong)
