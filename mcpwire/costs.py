@@ -8,6 +8,7 @@ sha256 against the published cl100k_base hash before using it.
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .display import ShownAsText
 from .frames import dumps
 
 TOKENIZER_NAME = "cl100k_base"
@@ -52,7 +53,7 @@ class LedgerRow:
     tokens_down: int
 
 
-class Ledger:
+class Ledger(ShownAsText):
     """One row per method, in order of first appearance, plus a total."""
 
     def __init__(self, rows):
@@ -70,12 +71,6 @@ class Ledger:
             lines.append(f"{r.method:<28} {r.count:>3} {r.bytes_up:>9} {r.bytes_down:>11} {r.framing:>8} "
                          f"{r.tokens_up:>10} {r.tokens_down:>12}")
         return "\n".join(lines)
-
-    def __repr__(self):
-        return self.display_text()
-
-    def _repr_pretty_(self, printer, cycle):
-        printer.text(self.display_text())
 
 
 def ledger(transcript, tokenizer=None):

@@ -27,6 +27,16 @@ def as_text(thing):
     return str(thing)
 
 
+class ShownAsText:
+    """For a class with `display_text()`: repr() and IPython's pretty printer both show that text."""
+
+    def __repr__(self):
+        return self.display_text()
+
+    def _repr_pretty_(self, printer, cycle):
+        printer.text(self.display_text())
+
+
 def as_html(thing):
     return f"<pre>{html.escape(as_text(thing))}</pre>"
 

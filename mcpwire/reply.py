@@ -3,10 +3,10 @@
 import json
 
 from . import errors
-from .display import as_html, pretty
+from .display import ShownAsText, as_html, pretty
 
 
-class Reply:
+class Reply(ShownAsText):
     """One JSON-RPC response (or the reason there is none).
 
     `message` is the parsed JSON (None when the bytes were not JSON: see `problem`),
@@ -104,12 +104,6 @@ class Reply:
             lines.append(f"← {self.text}")
             lines.append(pretty(self.message))
         return "\n".join(lines)
-
-    def __repr__(self):
-        return self.display_text()
-
-    def _repr_pretty_(self, printer, cycle):
-        printer.text(self.display_text())
 
     def _repr_html_(self):
         return as_html(self)

@@ -11,6 +11,8 @@ import shlex
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 
+from .display import ShownAsText, as_html
+
 
 def _text(data):
     return data.decode("utf-8", "surrogateescape")
@@ -78,7 +80,7 @@ class Exchange:
         return cls(**data)
 
 
-class Transcript:
+class Transcript(ShownAsText):
     """The list of exchanges on one wire, in the order they completed."""
 
     def __init__(self, exchanges=()):
@@ -160,13 +162,6 @@ class Transcript:
                         f"{f'{e.tokens_up}/{e.tokens_down}':>9}")
         return "\n".join(rows)
 
-    def __repr__(self):
-        return self.display_text()
-
-    def _repr_pretty_(self, printer, cycle):
-        printer.text(self.display_text())
-
     def _repr_html_(self):
-        from .display import as_html
         return as_html(self)
 
