@@ -4,6 +4,7 @@ import subprocess
 import sys
 from contextlib import contextmanager
 
+from .. import process
 from ..stdio import StdioWire
 from ..streamable_http import HttpWire
 
@@ -64,19 +65,7 @@ def stop(server, grace=1.0):
 
     Closing stdin asks a stdio server to finish; SIGTERM, then SIGKILL, follow if it does not.
     """
-    if server.stdin is not None:
-        try:
-            server.stdin.close()
-        except OSError:
-            pass  # unflushed bytes for a server that is gone
-    for escalate in (None, server.terminate, server.kill):
-        if escalate is not None:
-            escalate()
-        try:
-            server.wait(timeout=grace)
-            break
-        except subprocess.TimeoutExpired:
-            continue
+    process.stop(server, grace)
     for stream in (server.stdout, server.stderr):
         if stream is not None:
             stream.close()
