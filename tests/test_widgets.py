@@ -125,6 +125,15 @@ def test_text_that_is_not_json_goes_out_as_typed_and_the_parse_error_is_explaine
         assert wire.transcript[-1].up.endswith(composer.editor.value.encode())
 
 
+def test_json_nested_too_deeply_to_parse_is_explained_and_goes_out_as_typed(composer, wire):
+    composer.editor.value = "[" * 100_000 + "]" * 100_000
+    assert "nested too deeply" in visible_text(composer.check_view.value)
+
+    outcome = send(composer)
+
+    assert outcome.failure is None and outcome.reply.code == -32700
+    assert wire.transcript[-1].up_payloads == [composer.editor.value]
+
 def test_raw_mode_sends_the_text_byte_for_byte(composer, wire):
     composer.method_picker.value = RAW
     line = '{ "jsonrpc":"2.0",  "id":"r1", "method":"tools/list", "params":' + json.dumps(

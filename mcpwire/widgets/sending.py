@@ -38,7 +38,7 @@ def parse(text):
     """The JSON the text holds, or NOT_JSON."""
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return NOT_JSON
 
 
@@ -48,6 +48,8 @@ def check(text):
         frame = json.loads(text)
     except ValueError as error:
         return NOT_JSON, [f"not JSON: {error}"]
+    except RecursionError:
+        return NOT_JSON, ["nested too deeply to parse"]
     return frame, validate(frame)
 
 
