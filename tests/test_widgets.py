@@ -393,6 +393,13 @@ def test_the_transcript_view_shows_silence_and_errors():
     assert "(nothing)" in text and "error -32700" in text and "(raw)" in text
 
 
+def test_the_transcript_view_shows_a_reply_nested_too_deeply_to_parse():
+    from mcpwire import Exchange
+    deep = "[" * 100_000 + "]" * 100_000
+    view = TranscriptView([Exchange("stdio", None, None, b"", deep.encode() + b"\n", [], [deep])])
+    assert "nested too deeply" in visible_text(view.table.value)
+
+
 # --- ConsentPrompt ------------------------------------------------------------------------------------
 
 

@@ -20,6 +20,8 @@ def _what_came_back(payload):
         message = json.loads(payload)
     except ValueError:
         return "not JSON"
+    except RecursionError:
+        return "nested too deeply"
     if not isinstance(message, dict):
         return "not an object"
     if isinstance(message.get("error"), dict):
