@@ -155,6 +155,8 @@ class CachingClient:
             return 0
         method = message.get("method")
         params = message.get("params") if isinstance(message.get("params"), dict) else {}
+        if not isinstance(method, str):  # a server's odd message (a list as method) names nothing stale
+            return 0
         if method in STALE_AFTER:
             stale = [k for k in self.store if k[1][0] in STALE_AFTER[method]]
         elif method == RESOURCE_UPDATED:

@@ -105,6 +105,15 @@ def test_list_changed_drops_the_lists_it_names_and_updated_drops_one_resource():
     assert wire.sent[before:] == [("tools/list", None), ("resources/read", INDEX)]
 
 
+def test_a_notification_whose_method_is_not_a_string_drops_nothing():
+    wire = ScriptedWire({"tools/list": listing(60_000)})
+    client = CachingClient(wire, clock=FakeClock())
+    client.request("tools/list")
+    wire.notifications.append({"jsonrpc": "2.0", "method": ["notifications/tools/list_changed"]})
+    client.request("tools/list")
+    assert len(wire.sent) == 1 and [e.outcome for e in client.log] == ["stored", "hit"]
+
+
 def test_the_client_that_ignores_hints_sends_everything():
     wire = ScriptedWire({"tools/list": listing(300_000)})
     client = CachingClient(wire, clock=FakeClock(), honor_hints=False)
