@@ -55,10 +55,11 @@ def send_line(server: subprocess.Popen, message: dict) -> dict:
     return json.loads(server.stdout.readline())
 
 
-def stop(server: subprocess.Popen) -> None:
+def stop(server: subprocess.Popen, grace: float = 10) -> None:
+    """Close stdin so the server answers what it has read and exits; kill it after `grace` seconds."""
     server.stdin.close()
     try:
-        server.wait(timeout=10)
+        server.wait(timeout=grace)
     except subprocess.TimeoutExpired:
         server.kill()
         server.wait()

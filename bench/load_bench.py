@@ -23,7 +23,7 @@ from collections import Counter
 
 import httpx
 
-from bench.labserver_bench import PROTOCOL, frame
+from bench.labserver_bench import PROTOCOL, frame, stop
 
 BURST_TIMEOUT_S = 120
 
@@ -50,7 +50,8 @@ def start_http_server() -> tuple[subprocess.Popen, str]:
     return server, url
 
 
-def stop(server: subprocess.Popen) -> None:
+def stop_http(server: subprocess.Popen) -> None:
+    """The HTTP server reads no stdin: SIGTERM, then SIGKILL."""
     server.terminate()
     try:
         server.wait(timeout=10)
@@ -106,7 +107,7 @@ def http_load(clients: int, seconds: float) -> None:
     try:
         elapsed = asyncio.run(run())
     finally:
-        stop(server)
+        stop_http(server)
     ordered = sorted(latencies)
     print(f"HTTP: {clients} clients for {elapsed:.1f} s on {url}")
     print(f"  requests      {len(ordered):>9}")
@@ -146,12 +147,7 @@ def stdio_burst(count: int) -> None:
         timer.cancel()
         writer.join(timeout=5)
     finally:
-        server.stdin.close()
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        stop(server, grace=30)  # a burst of 10,000 replies takes a while to drain
     print(f"stdio: a pipelined burst of {count} requests")
     print(f"  answered      {len(answered):>9}  ({'all' if len(answered) == count else f'{count - len(answered)} missing'})")
     print(f"  time          {elapsed:>9.2f} s")
