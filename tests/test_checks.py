@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from mcpwire import checks
-from mcpwire.checks import first_look, stdio
+import checks
+from checks import ex00_first_look as first_look, ex01_stdio as stdio
 
 ENVELOPE = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
 

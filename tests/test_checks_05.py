@@ -2,7 +2,7 @@
 
 import pytest
 
-from mcpwire import checks
+import checks
 
 
 def stub(*args):

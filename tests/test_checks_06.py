@@ -3,7 +3,7 @@
 import copy
 
 
-from mcpwire import checks
+import checks
 
 
 def stub(*args):

@@ -3,7 +3,8 @@
 import time
 
 
-from mcpwire import WireTimeout, checks, frames
+import checks
+from mcpwire import WireTimeout, frames
 
 
 def stub(*args):

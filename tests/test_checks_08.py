@@ -3,7 +3,7 @@
 import copy
 
 
-from mcpwire import checks
+import checks
 
 PREFIX = "io.modelcontextprotocol/"
 HANDSHAKE = ("initialize", "notifications/initialized")

@@ -6,8 +6,8 @@ One pair of servers serves the whole module: the checks read each server's trans
 import pytest
 
 import mcpwire
-from mcpwire import checks
-from mcpwire.checks.host import two_servers
+import checks
+from checks.ex09_host import two_servers
 
 SEPARATOR = "__"
 

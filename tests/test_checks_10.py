@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from mcpwire.checks import security
+from checks import ex10_security as security
 
 INVISIBLE = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\U000e0000-\U000e007f]")
 RULES = [

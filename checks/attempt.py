@@ -9,7 +9,7 @@ import copy
 import threading
 from dataclasses import dataclass
 
-from .. import frames
+from mcpwire import frames
 from .verdict import short
 
 PLACEHOLDERS = (None, Ellipsis)

@@ -8,10 +8,10 @@ import copy
 import math
 import time
 
-from .. import frames
-from ..errors import WireError, WireTimeout
-from ..reply import Reply
-from ..stdio import StdioWire
+from mcpwire import frames
+from mcpwire.errors import WireError, WireTimeout
+from mcpwire.reply import Reply
+from mcpwire.stdio import StdioWire
 from .attempt import attempt, missing
 from .servers import http_lab, stdio_lab
 from .verdict import failed, not_done, passed, server_said, short

@@ -7,8 +7,8 @@ arguments, answers under the wrong key, a changed or missing `requestState`.
 
 import copy
 
-from .. import frames
-from ..validate import validate
+from mcpwire import frames
+from mcpwire.validate import validate
 from .attempt import RecordingSend, TooManySends, attempt, missing
 from .servers import stdio_lab
 from .verdict import failed, not_done, passed, server_said, short

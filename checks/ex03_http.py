@@ -2,7 +2,7 @@
 
 import copy
 
-from .. import frames
+from mcpwire import frames
 from .attempt import attempt, missing
 from .servers import http_lab
 from .verdict import failed, not_done, passed, server_said, short

@@ -9,8 +9,8 @@ import json
 import time
 from dataclasses import dataclass, field
 
-from .. import frames, headers as header_rules
-from ..http11 import Connection
+from mcpwire import frames, headers as header_rules
+from mcpwire.http11 import Connection
 from .attempt import missing
 from .servers import http_lab
 from .verdict import failed, not_done, passed

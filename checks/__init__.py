@@ -5,19 +5,19 @@ what the server answered and a hint; given an unfinished stub it prints "not don
 A check never raises because of the learner's code.
 """
 
-from .caching import check_cache_invalidation, check_cache_rules, measure_cache
-from .envelope import check_envelope, check_version_recovery
-from .fault_lab import FAULT_NAMES, FAULTS, check_fault_lab, show_faults
-from .first_look import check_first_frame, check_send_one, check_start_server
-from .host import check_host, check_host_routing
-from .http import check_routing_headers
-from .legacy import LEGACY_SESSION, check_envelope_from_initialize, check_translation
-from .mrtr import check_finish_call, check_retry_frame
-from .notifications import check_cancel, check_progress_fractions
-from .resources import check_prompt_completion, check_templated_read
-from .security import check_note_id_validator, check_origin_guard, check_poison_flagger, weather_server
-from .stdio import check_message_kinds, check_stdio_loop
-from .tools import VERBOSE_SEARCH_DESCRIPTION, check_reply_kinds, check_search_then_read, check_short_description
+from .ex11_caching import check_cache_invalidation, check_cache_rules, measure_cache
+from .ex02_envelope import check_envelope, check_version_recovery
+from .ex03_fault_lab import FAULT_NAMES, FAULTS, check_fault_lab, show_faults
+from .ex00_first_look import check_first_frame, check_send_one, check_start_server
+from .ex09_host import check_host, check_host_routing
+from .ex03_http import check_routing_headers
+from .ex08_legacy import LEGACY_SESSION, check_envelope_from_initialize, check_translation
+from .ex06_mrtr import check_finish_call, check_retry_frame
+from .ex07_notifications import check_cancel, check_progress_fractions
+from .ex05_resources import check_prompt_completion, check_templated_read
+from .ex10_security import check_note_id_validator, check_origin_guard, check_poison_flagger, weather_server
+from .ex01_stdio import check_message_kinds, check_stdio_loop
+from .ex04_tools import VERBOSE_SEARCH_DESCRIPTION, check_reply_kinds, check_search_then_read, check_short_description
 
 __all__ = [
     "check_cache_invalidation", "check_cache_rules", "check_cancel", "check_envelope",

@@ -4,9 +4,9 @@ import subprocess
 import sys
 from contextlib import contextmanager
 
-from .. import process
-from ..stdio import StdioWire
-from ..streamable_http import HttpWire
+from mcpwire import process
+from mcpwire.stdio import StdioWire
+from mcpwire.streamable_http import HttpWire
 
 LAB_COMMAND = [sys.executable, "-m", "labserver"]
 # Reads everything it is sent and never answers: what a client meets when a server stays silent.

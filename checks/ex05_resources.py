@@ -2,7 +2,7 @@
 
 import copy
 
-from ..frames import dumps
+from mcpwire.frames import dumps
 from .attempt import attempt, missing
 from .servers import stdio_lab
 from .verdict import failed, not_done, passed, server_said, short

@@ -3,8 +3,8 @@
 import copy
 from functools import lru_cache
 
-from .. import frames
-from ..stdio import StdioWire
+from mcpwire import frames
+from mcpwire.stdio import StdioWire
 from .attempt import attempt, missing
 from .verdict import failed, not_done, passed, server_said, short
 

@@ -4,8 +4,8 @@ import io
 import json
 import subprocess
 
-from .. import frames
-from ..validate import validate
+from mcpwire import frames
+from mcpwire.validate import validate
 from .attempt import attempt, missing
 from .servers import raw_process, stdio_lab, stop
 from .verdict import failed, not_done, passed, server_said, short

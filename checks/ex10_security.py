@@ -14,8 +14,8 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from .. import frames
-from ..stdio import StdioWire
+from mcpwire import frames
+from mcpwire.stdio import StdioWire
 from .attempt import attempt, missing
 from .servers import http_lab, stdio_lab
 from .verdict import failed, not_done, passed, server_said, short

@@ -7,8 +7,8 @@ FakeClock in milliseconds, so minutes pass in an instant and every run is the sa
 
 import copy
 
-from .. import frames
-from ..cache import FakeClock, round_trip_cost
+from mcpwire import frames
+from mcpwire.cache import FakeClock, round_trip_cost
 from .attempt import attempt, missing
 from .servers import stdio_lab
 from .verdict import failed, not_done, passed, server_said, short

@@ -12,7 +12,7 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..stdio import StdioWire
+from mcpwire.stdio import StdioWire
 from .attempt import attempt, missing
 from .verdict import failed, not_done, passed, short
 

@@ -5,8 +5,8 @@ import re
 
 import jsonschema
 
-from ..costs import count_tokens
-from ..frames import dumps
+from mcpwire.costs import count_tokens
+from mcpwire.frames import dumps
 from .attempt import attempt, missing
 from .servers import stdio_lab
 from .verdict import failed, not_done, passed, server_said, short

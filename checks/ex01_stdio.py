@@ -1,6 +1,6 @@
 """Checks for exercise 01: the stdio loop that matches replies to requests by id."""
 
-from .. import frames
+from mcpwire import frames
 from .attempt import attempt, missing
 from .servers import SILENT_COMMAND, raw_process, stdio_lab, stop
 from .verdict import failed, not_done, passed, server_said, short
