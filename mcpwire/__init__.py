@@ -1,9 +1,10 @@
 """mcpwire: a small raw-wire MCP toolkit for the lessons."""
 
-from . import frames
+from . import frames, pages
 from .costs import count_tokens
 from .display import show
-from .errors import ServerExited, WireError, WireTimeout, explain
+from .codes import explain
+from .errors import ServerExited, WireError, WireTimeout
 from .frames import OMIT, dumps, notification, request
 from .reply import Reply
 from .stdio import StdioWire
@@ -13,6 +14,6 @@ from .validate import validate
 
 __all__ = [
     "OMIT", "Exchange", "HttpWire", "Reply", "ServerExited", "StdioWire", "Transcript", "WireError",
-    "WireTimeout", "count_tokens", "dumps", "explain", "frames", "notification", "request", "show",
+    "WireTimeout", "count_tokens", "dumps", "explain", "frames", "notification", "pages", "request", "show",
     "validate",
 ]

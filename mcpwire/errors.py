@@ -1,86 +1,17 @@
-"""What each JSON-RPC / MCP error code means, and the exceptions mcpwire itself raises."""
+"""The exceptions mcpwire raises, all in one tree.
 
-from dataclasses import dataclass
+An error *reply* from a server is not an exception: it comes back as a `Reply`
+whose `.error` is set. These are for the wire itself going wrong::
 
+    WireError                    anything that went wrong on the wire (catch this for all of them)
+    ├── WireTimeout              nothing (or not all of a reply) arrived in time; also a TimeoutError
+    ├── ServerExited             the server process ended while we talked to it (.returncode, .stderr_tail)
+    ├── ResponseTooLarge         an HTTP response over http11.MAX_RESPONSE_BYTES; we stopped reading it
+    └── InvalidHeaderAnnotation  a tool's x-mcp-header breaks the rules, so no client may call it over HTTP;
+                                 also a ValueError
 
-@dataclass(frozen=True)
-class ErrorCode:
-    code: int
-    name: str
-    meaning: str
-    usual_cause: str
-    http_status: str
-
-
-CODES = {
-    e.code: e
-    for e in [
-        ErrorCode(-32700, "Parse error", "the bytes received were not valid JSON",
-                  "a typo in a hand-written frame, a truncated line, or pretty-printed JSON split over several stdio lines",
-                  "400"),
-        ErrorCode(-32600, "Invalid Request", "valid JSON, but not a JSON-RPC request object",
-                  "missing \"jsonrpc\":\"2.0\" or \"method\", an \"id\" of null, a batch array, or a response sent to the server",
-                  "400"),
-        ErrorCode(-32601, "Method not found", "the server does not offer this method",
-                  "a misspelt method, a method removed in 2026-07-28 (initialize, ping, logging/setLevel), "
-                  "or one whose capability the server did not advertise",
-                  "404"),
-        ErrorCode(-32602, "Invalid params", "the method exists but its params are wrong",
-                  "a missing or incomplete _meta envelope, an unknown resource URI, a bad cursor or log level, "
-                  "or an invalid/expired requestState",
-                  "400"),
-        ErrorCode(-32603, "Internal error", "the server failed while handling a well-formed request",
-                  "a bug or an unexpected exception in the handler (the SDK also uses it for an unknown prompt)",
-                  "200 in SDK 2.3.0 (the spec sets none)"),
-        ErrorCode(-32000, "Connection closed (legacy, implementation-defined)",
-                  "the SDK's code for a request still running when the connection closed; not an MCP code",
-                  "stdin was closed (or the server shut down) before the answer was ready",
-                  "-"),
-        ErrorCode(-32001, "Request timeout (legacy, implementation-defined)",
-                  "the SDK's code for a request that timed out locally; never meant for the wire",
-                  "the peer took longer than the caller's timeout",
-                  "-"),
-        ErrorCode(-32002, "Resource not found (retired)",
-                  "pre-2026 servers used it for an unknown resource; 2026-07-28 uses -32602 instead",
-                  "resources/read of a URI an older server does not know",
-                  "-"),
-        ErrorCode(-32020, "Header mismatch",
-                  "an HTTP routing header is missing, malformed, or disagrees with the JSON body",
-                  "MCP-Protocol-Version != _meta protocolVersion, Mcp-Method != method, Mcp-Name != params.name/uri, "
-                  "or an Mcp-Param-* header that does not match its argument",
-                  "400"),
-        ErrorCode(-32021, "Missing required client capability",
-                  "serving the request needs a client capability this request did not declare",
-                  "calling a tool that asks for input (elicitation) without "
-                  "io.modelcontextprotocol/clientCapabilities {\"elicitation\": {...}}; see error.data.requiredCapabilities",
-                  "400"),
-        ErrorCode(-32022, "Unsupported protocol version",
-                  "the server does not serve the protocol version this request names",
-                  "a typo in _meta io.modelcontextprotocol/protocolVersion, or a legacy version sent with the envelope; "
-                  "retry with one of error.data.supported",
-                  "400"),
-        ErrorCode(-32042, "URL elicitation required (retired)",
-                  "2025-11-25 only: the server needed a URL-mode elicitation first; not used in 2026-07-28",
-                  "an older server asking the user to visit a URL",
-                  "-"),
-    ]
-}
-
-
-def explain(code):
-    """A few plain lines: the code's name, what it means, what usually causes it."""
-    known = CODES.get(code)
-    if known is not None:
-        return (f"{code} {known.name}: {known.meaning}.\n"
-                f"Usually: {known.usual_cause}.\n"
-                f"HTTP status: {known.http_status}.")
-    if -32099 <= code <= -32023:
-        return f"{code}: reserved for future MCP codes; no server should send it yet."
-    if -32019 <= code <= -32000:
-        return f"{code}: implementation-defined (legacy range); only the sending server knows what it means."
-    if -32768 <= code <= -32000:
-        return f"{code}: reserved by JSON-RPC; not a code MCP defines."
-    return f"{code}: an application-defined code; the error message is all there is to go on."
+What each JSON-RPC / MCP error *code* means is in `mcpwire.codes`.
+"""
 
 
 class WireError(Exception):
@@ -99,6 +30,10 @@ class ServerExited(WireError):
         super().__init__(message + tail)
         self.returncode = returncode
         self.stderr_tail = list(stderr_tail)
+
+
+class ResponseTooLarge(WireError):
+    """The server sent more than `http11.MAX_RESPONSE_BYTES` for one response."""
 
 
 class InvalidHeaderAnnotation(WireError, ValueError):

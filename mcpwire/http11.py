@@ -11,13 +11,9 @@ import time
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from .errors import WireError, WireTimeout
+from .errors import ResponseTooLarge, WireError, WireTimeout
 
 MAX_RESPONSE_BYTES = 16 * 1024 * 1024  # a server that sends more is cut off, so it cannot fill our memory
-
-
-class ResponseTooLarge(WireError):
-    """The server sent more than MAX_RESPONSE_BYTES for one response."""
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 import json
 
-from . import errors
+from . import codes
 from .display import ShownAsText, as_html, pretty
 
 
@@ -86,7 +86,7 @@ class Reply(ShownAsText):
         if self.error is None:
             return "Not an error: the server answered with a result."
         code = self.error.get("code")
-        lines = [f"The server said: {self.error.get('message')!r}", errors.explain(code)]
+        lines = [f"The server said: {self.error.get('message')!r}", codes.explain(code)]
         data = self.error.get("data")
         if isinstance(data, dict) and data.get("supported"):
             lines.append(f"Versions this server supports: {', '.join(map(str, data['supported']))}.")

@@ -3,7 +3,7 @@ import json
 import pytest
 
 from mcpwire import explain, frames, show
-from mcpwire.errors import CODES
+from mcpwire.codes import CODES
 from mcpwire.reply import Reply
 
 
@@ -56,3 +56,26 @@ def test_reply_repr_is_the_wire_text_and_a_sorted_view():
     lines = repr(reply).splitlines()
     assert lines[0] == "← " + raw.decode()
     assert lines[1:] == json.dumps(json.loads(raw), indent=2, sort_keys=True).splitlines()
+
+
+@pytest.mark.parametrize("code", [-32601, -32020, -32021, -32022])
+def test_a_status_the_spec_requires_is_given_plainly(code):
+    assert explain(code).splitlines()[-1] in ("HTTP status: 400.", "HTTP status: 404.")
+
+
+@pytest.mark.parametrize("code", [-32700, -32600, -32603])
+def test_a_status_the_spec_does_not_set_is_called_the_sdks(code):
+    assert "the spec sets none; SDK 2.3.0 answers" in explain(code).splitlines()[-1]
+
+
+def test_invalid_params_says_which_400_the_spec_requires_and_which_is_the_sdks():
+    status = explain(-32602).splitlines()[-1]
+    assert "missing (the spec requires it)" in status and "the spec sets none and SDK 2.3.0 answers 400" in status
+
+
+def test_every_exception_is_a_wire_error_named_in_the_tree():
+    from mcpwire import errors
+    classes = [value for value in vars(errors).values() if isinstance(value, type) and issubclass(value, Exception)]
+    assert {cls.__name__ for cls in classes} == {"WireError", "WireTimeout", "ServerExited", "ResponseTooLarge",
+                                                 "InvalidHeaderAnnotation"}
+    assert all(issubclass(cls, errors.WireError) and cls.__name__ in errors.__doc__ for cls in classes)

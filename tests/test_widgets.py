@@ -13,7 +13,7 @@ import threading
 import pytest
 
 from mcpwire import HttpWire, StdioWire, Transcript, count_tokens, frames
-from mcpwire.errors import explain
+from mcpwire.codes import explain
 from mcpwire.widgets import ConsentPrompt, FrameComposer, TranscriptView
 from mcpwire.widgets.templates import RAW, template_frame
 
