@@ -1,22 +1,35 @@
-"""Start and stop server processes so that none is ever left behind."""
+"""Start and stop server processes so that none is ever left behind.
+
+A server starts in a session (and process group) of its own, as the MCP SDK's stdio
+client starts it, so stopping it reaches every process it spawned: a server that
+forks helpers leaves no orphans, and a Ctrl-C meant for the notebook is not its.
+"""
 
 import io
+import os
+import signal
 import subprocess
 import threading
+import time
 import weakref
+
+_GROUPS = os.name == "posix"
 
 
 def start(command, *, cwd=None, env=None):
-    """Spawn a server with all three standard streams piped (unbuffered: we flush ourselves)."""
+    """Spawn a server in its own session with all three standard streams piped (unbuffered: we flush ourselves)."""
     return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            bufsize=0, cwd=cwd, env=env)
+                            bufsize=0, cwd=cwd, env=env, start_new_session=_GROUPS)
 
 
 def stop(process, grace=2.0, *, eof_first=True):
     """Close stdin, give the server `grace` seconds to exit, then SIGTERM, then SIGKILL. Returns the exit code.
 
-    With eof_first=False (an HTTP server, which does not read stdin) start at SIGTERM;
-    so does a process started without a stdin pipe, since it cannot be given an EOF.
+    The signals go to the server's whole process group when it has one of its own (see
+    `start`), and whatever is left in that group once the server has exited is stopped
+    the same way. With eof_first=False (an HTTP server, which does not read stdin)
+    start at SIGTERM; so does a process started without a stdin pipe, since it cannot
+    be given an EOF.
     """
     if process.stdin is None:
         eof_first = False
@@ -25,18 +38,62 @@ def stop(process, grace=2.0, *, eof_first=True):
             process.stdin.close()
         except OSError:
             pass
-    steps = (None, process.terminate, process.kill) if eof_first else (process.terminate, process.kill)
-    for escalate in steps:
-        if escalate is not None:
-            try:
-                escalate()
-            except OSError:
-                pass
+    steps = (None, signal.SIGTERM, signal.SIGKILL) if eof_first else (signal.SIGTERM, signal.SIGKILL)
+    code = None
+    for step in steps:
+        if step is not None:
+            _signal(process, step)
         try:
-            return process.wait(timeout=grace)
+            code = process.wait(timeout=grace)
+            break
         except subprocess.TimeoutExpired:
             continue
-    return process.wait()
+    if code is None:
+        code = process.wait()
+    if not getattr(process, "_group_stopped", False):  # once: later, another process may own this id
+        process._group_stopped = True
+        _stop_leftovers(process.pid, grace)
+    return code
+
+
+def _signal(process, signum):
+    """Signal the process's own group if it has one, else the process alone."""
+    if _GROUPS:
+        try:
+            # A group whose id is this pid can only be the one the process created: while
+            # a group exists, no new process can be given its id.
+            os.killpg(process.pid, signum)
+            return
+        except (ProcessLookupError, PermissionError):
+            pass
+    try:
+        process.send_signal(signum)
+    except OSError:
+        pass
+
+
+def _stop_leftovers(group, grace):
+    """SIGTERM, then SIGKILL, what the server left running in its group after it exited."""
+    if not _GROUPS:
+        return
+    for signum in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(group, signum)
+        except (ProcessLookupError, PermissionError):
+            return
+        if _group_gone(group, grace):
+            return
+
+
+def _group_gone(group, grace):
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(group, 0)
+        except (ProcessLookupError, PermissionError):
+            return True
+        time.sleep(0.02)
+    return False
 
 
 def reap_on_collect(owner, process):

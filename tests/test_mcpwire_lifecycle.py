@@ -57,3 +57,33 @@ def test_a_forgotten_wire_is_reaped_when_collected():
     import gc
     gc.collect()
     assert process.wait(timeout=5) is not None
+
+
+# Spawns a helper that never reads stdin (EOF cannot end it), prints its pid, then exits at EOF itself.
+SPAWNS_A_HELPER = ("import subprocess, sys; "
+                   "helper = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'], stdin=subprocess.DEVNULL); "
+                   "print(helper.pid, flush=True); sys.stdin.read()")
+
+
+def test_a_server_runs_in_a_session_of_its_own():
+    with StdioWire(python("import sys; sys.stdin.read()")) as wire:
+        assert os.getsid(wire._process.pid) == wire._process.pid != os.getsid(0)
+
+
+def test_closing_a_server_stops_the_helpers_it_spawned():
+    wire = StdioWire(python(SPAWNS_A_HELPER))
+    helper = psutil.Process(int(wire.read(timeout=10).raw))
+    assert wire.close(grace=1) == 0  # the server itself still ends at the EOF step
+    helper.wait(timeout=5)
+    assert not helper.is_running() or helper.status() == psutil.STATUS_ZOMBIE
+
+
+def test_the_eof_sigterm_sigkill_order_holds_for_the_whole_group():
+    # The server ignores SIGTERM and so does its helper (SIG_IGN survives exec): only the group's SIGKILL ends them.
+    code = ("import signal, subprocess, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+            "helper = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); "
+            "print(helper.pid, flush=True); sys.stdin.read(); time.sleep(60)")
+    wire = StdioWire(python(code))
+    helper = psutil.Process(int(wire.read(timeout=10).raw))
+    assert wire.close(grace=0.5) == -9
+    assert not helper.is_running() or helper.status() == psutil.STATUS_ZOMBIE
