@@ -2,7 +2,9 @@
 
 An event is a block of `field: value` lines ended by a blank line; `data:` lines
 carry the JSON-RPC message, lines starting with `:` are comments (keep-alives).
-Lines may end in CRLF, LF or CR.
+The SSE format lets a line end in CRLF, LF or CR (SDK 2.3.0 happens to write CRLF);
+a CR that ends one chunk ends its line at once, and an LF that opens the next chunk
+is then the second half of that CRLF, not an empty line.
 """
 
 import re
@@ -22,21 +24,24 @@ class SseParser:
 
     def __init__(self):
         self._pending = b""
+        self._after_cr = False  # the last chunk ended in a CR: an LF opening the next one belongs to it
         self._fields = {}
         self._data = []
         self.payload_bytes = 0  # bytes of `data` values: the JSON the stream carried
 
     def feed(self, chunk):
         """Parse what is complete in `chunk` (plus leftovers); returns the finished events."""
+        if not chunk:
+            return []
+        if self._after_cr and chunk.startswith(b"\n"):
+            chunk = chunk[1:]
+        self._after_cr = False
         self._pending += chunk
         events = []
-        while True:
-            match = _LINE_END.search(self._pending)
-            # A lone CR at the very end may be the first half of CRLF: wait for more.
-            if match is None or (match.group() == b"\r" and match.end() == len(self._pending)):
-                break
+        while (match := _LINE_END.search(self._pending)) is not None:
             line = self._pending[:match.start()]
             self._pending = self._pending[match.end():]
+            self._after_cr = match.group() == b"\r" and not self._pending
             event = self._line(line.decode("utf-8", "surrogateescape"))  # bytes that are not UTF-8 are kept as sent
             if event is not None:
                 events.append(event)

@@ -16,8 +16,9 @@ def test_events_parse_with_any_line_ending_and_comments_are_ignored(newline):
     assert [json.loads(e.data) for e in events] == [json.loads(PROGRESS), json.loads(FINAL)]
 
 
-def test_bytes_split_anywhere_give_the_same_events():
-    stream = f"event: message\r\ndata: {PROGRESS}\r\n\r\nevent: message\r\ndata: {FINAL}\r\n\r\n".encode()
+@pytest.mark.parametrize("newline", ["\r\n", "\n", "\r"])
+def test_bytes_split_anywhere_give_the_same_events(newline):
+    stream = newline.join(["event: message", f"data: {PROGRESS}", "", "event: message", f"data: {FINAL}", "", ""]).encode()
     for cut in range(1, len(stream)):
         parser = sse.SseParser()
         events = parser.feed(stream[:cut]) + parser.feed(stream[cut:])
@@ -36,3 +37,16 @@ def test_a_stream_cut_mid_event_is_unfinished():
     parser = sse.SseParser()
     assert parser.feed(f"event: message\r\ndata: {FINAL[:20]}".encode()) == []
     assert parser.unfinished
+
+
+def test_a_stream_whose_lines_end_in_cr_delivers_its_last_event_without_more_bytes():
+    # A server may end lines with a lone CR; the final response must not wait for a byte that never comes.
+    parser = sse.SseParser()
+    events = parser.feed(f"event: message\rdata: {FINAL}\r\r".encode())
+    assert [e.data for e in events] == [FINAL]
+    assert not parser.unfinished
+
+
+def test_mixed_line_endings_in_one_stream():
+    stream = f"data: {PROGRESS}\r\n\ndata: {FINAL}\r\r".encode()
+    assert [e.data for e in sse.parse(stream)] == [PROGRESS, FINAL]
