@@ -2,6 +2,11 @@
 
 Returns a short list of plain problems naming the field path, e.g.
 `params._meta: missing io.modelcontextprotocol/clientCapabilities`; empty when valid.
+
+Where the schema and the SDK's models read a rule differently, this follows the schema:
+an error response whose id could not be read has no `id` member (the schema's `id` is
+optional and a string or an integer), so `"id": null`, which JSON-RPC 2.0 asks for and
+the SDKs send, is reported.
 """
 
 from typing import get_args
@@ -31,23 +36,27 @@ def validate(message, *, method=None, version=PROTOCOL_VERSION):
     if "error" in message:
         return problems + _check_error(message)
     if "result" in message:
-        return problems + _check_id(message, allow_null=False) + _check_result(message["result"], method, version)
+        return problems + _check_id(message, optional=False) + _check_result(message["result"], method, version)
     return problems + ["message: neither a request, a notification, a result nor an error"]
 
 
-def _check_id(message, *, allow_null):
+NULL_ERROR_ID = ("id: null is not a 2026-07-28 RequestId (a string or an integer); an error whose request id "
+                 "could not be read leaves id out (JSON-RPC 2.0 and the SDKs write null)")
+
+
+def _check_id(message, *, optional):
     if "id" not in message:
-        return ["id: missing"]
+        return [] if optional else ["id: missing"]
     value = message["id"]
-    if value is None and allow_null:
-        return []
+    if value is None and optional:
+        return [NULL_ERROR_ID]
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         return [f"id: must be a string or an integer, not {value!r}"]
     return []
 
 
 def _check_error(message):
-    problems = _check_id(message, allow_null=True)
+    problems = _check_id(message, optional=True)
     error = message["error"]
     if not isinstance(error, dict):
         return problems + ["error: must be an object"]
@@ -65,7 +74,7 @@ def _check_request_or_notification(message, version):
     if params is not None and not isinstance(params, dict):
         return ["params: must be an object"]
     if "id" in message:
-        problems = _check_id(message, allow_null=False)
+        problems = _check_id(message, optional=False)
         surface = methods.CLIENT_REQUESTS
         if (method, version) not in surface:
             return problems + [f"method: {method!r} is not a {version} client request"]

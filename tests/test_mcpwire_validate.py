@@ -2,6 +2,7 @@ import pytest
 
 from mcpwire import frames, validate
 from mcpwire.reply import Reply
+from mcpwire.validate import NULL_ERROR_ID
 
 C, I = frames.CLIENT_CAPABILITIES_KEY, frames.CLIENT_INFO_KEY
 
@@ -41,8 +42,22 @@ def test_results_are_checked_against_the_request_method():
     assert validate({"jsonrpc": "2.0", "id": 1, "result": {}}) == ["result: missing resultType"]
 
 
+def test_an_error_whose_id_could_not_be_read_is_checked_the_schema_way():
+    # The 2026-07-28 schema: JSONRPCErrorResponse.id is optional and a string or an integer.
+    parse_error = {"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}}
+    assert validate(parse_error) == []
+    assert validate({**parse_error, "id": None}) == [NULL_ERROR_ID]
+    assert validate({**parse_error, "id": "abc"}) == []
+    assert validate({**parse_error, "id": 1.5}) == ["id: must be a string or an integer, not 1.5"]
+
+
+def test_a_result_needs_its_id():
+    assert validate({"jsonrpc": "2.0", "result": {"resultType": "complete"}}) == ["id: missing"]
+    assert validate({"jsonrpc": "2.0", "id": None, "result": {"resultType": "complete"}}) == [
+        "id: must be a string or an integer, not None"]
+
+
 def test_errors_and_replies():
-    assert validate({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}) == []
     assert validate({"jsonrpc": "2.0", "id": 1, "error": {"code": "x"}}) == [
         "error.code: must be an integer", "error.message: must be a string"]
     assert validate(Reply.from_bytes(b"nope"))[0].startswith("reply is not JSON")
