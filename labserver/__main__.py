@@ -13,6 +13,7 @@ from pathlib import Path
 import anyio
 
 from labserver.http import serve_http
+from labserver.legacy_http import serve_legacy_http
 from labserver.notes import NoteStore, seed_folder
 from labserver.server import build_server
 from labserver.stdio_front import serve_stdio
@@ -22,6 +23,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m labserver", description="The notes lab MCP server.")
     parser.add_argument("--http", action="store_true", help="serve Streamable HTTP on 127.0.0.1 instead of stdio")
     parser.add_argument("--port", metavar="N", type=int, default=0, help="HTTP port; 0 picks a free one (the default)")
+    parser.add_argument(
+        "--legacy-only",
+        action="store_true",
+        help="with --http: serve only the 2025-11-25 handshake era (a legacy server for a dual-era client to probe)",
+    )
     parser.add_argument(
         "--until-stdin-closes",
         action="store_true",
@@ -53,7 +59,9 @@ def main(argv: list[str] | None = None) -> None:
     try:
         seed_folder(folder)
         mcp = build_server(NoteStore(folder))
-        if args.http:
+        if args.http and args.legacy_only:
+            serve_legacy_http(mcp, args.port, until_stdin_closes=args.until_stdin_closes)
+        elif args.http:
             serve_http(mcp, args.port, until_stdin_closes=args.until_stdin_closes)
         else:
             anyio.run(serve_stdio, mcp)
