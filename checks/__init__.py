@@ -12,6 +12,7 @@ from .ex00_first_look import check_first_frame, check_send_one, check_start_serv
 from .ex09_host import check_host, check_host_routing
 from .ex03_http import check_routing_headers
 from .ex08_legacy import LEGACY_SESSION, check_envelope_from_initialize, check_translation
+from .ex08_probe import check_era_probe
 from .ex06_mrtr import check_finish_call, check_retry_frame
 from .ex07_notifications import check_cancel, check_progress_fractions
 from .ex05_resources import check_prompt_completion, check_templated_read
@@ -28,4 +29,5 @@ __all__ = [
     "check_short_description", "check_start_server", "check_stdio_loop", "check_templated_read",
     "check_translation", "check_version_recovery", "FAULT_NAMES", "FAULTS", "LEGACY_SESSION", "measure_cache",
     "show_faults", "VERBOSE_SEARCH_DESCRIPTION", "weather_server",
+    "check_era_probe",
 ]
