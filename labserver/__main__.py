@@ -1,4 +1,4 @@
-"""Command line: `python -m labserver [--http [--port N]] [--notes DIR]`."""
+"""Command line: `python -m labserver [--http [--port N]] [--notes DIR] [--page-size N]`."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import anyio
 from labserver.http import serve_http
 from labserver.legacy_http import serve_legacy_http
 from labserver.notes import NoteStore, seed_folder
+from labserver.resources import DEFAULT_PAGE_SIZE
 from labserver.server import build_server
 from labserver.stdio_front import serve_stdio
 
@@ -41,7 +42,21 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="a notes folder to use and keep (seeded with the samples when empty); "
         "default: a fresh temporary copy of the samples, removed at exit",
     )
+    parser.add_argument(
+        "--page-size",
+        metavar="N",
+        type=positive_int,
+        default=DEFAULT_PAGE_SIZE,
+        help=f"resources/list returns at most N resources per page (default {DEFAULT_PAGE_SIZE})",
+    )
     return parser.parse_args(argv)
+
+
+def positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
 
 
 def exit_on_sigterm(signum: int, frame: object) -> None:
@@ -58,7 +73,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"notes-lab: notes folder {folder} ({kind})", file=sys.stderr, flush=True)
     try:
         seed_folder(folder)
-        mcp = build_server(NoteStore(folder))
+        mcp = build_server(NoteStore(folder), args.page_size)
         if args.http and args.legacy_only:
             serve_legacy_http(mcp, args.port, until_stdin_closes=args.until_stdin_closes)
         elif args.http:

@@ -11,7 +11,7 @@ from mcp.server.mcpserver import MCPServer
 from labserver.input_tools import register_input_tools
 from labserver.notes import NoteStore
 from labserver.prompts import register_prompts
-from labserver.resources import register_resources
+from labserver.resources import DEFAULT_PAGE_SIZE, register_resources
 from labserver.tools import register_tools
 
 INSTRUCTIONS = (
@@ -30,8 +30,8 @@ CACHE_HINTS = {
 }
 
 
-def build_server(store: NoteStore) -> MCPServer:
-    """The lab server working on store."""
+def build_server(store: NoteStore, page_size: int = DEFAULT_PAGE_SIZE) -> MCPServer:
+    """The lab server working on store, listing resources page_size at a time."""
 
     @asynccontextmanager
     async def lifespan(_: MCPServer) -> AsyncIterator[NoteStore]:
@@ -40,7 +40,7 @@ def build_server(store: NoteStore) -> MCPServer:
 
     mcp = MCPServer("notes-lab", version="1.0.0", instructions=INSTRUCTIONS, cache_hints=CACHE_HINTS, lifespan=lifespan)
     register_tools(mcp, store)
-    register_resources(mcp, store)
+    register_resources(mcp, store, page_size)
     register_prompts(mcp, store)
     register_input_tools(mcp, store)
     return mcp

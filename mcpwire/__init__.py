@@ -1,6 +1,6 @@
 """mcpwire: a small raw-wire MCP toolkit for the lessons."""
 
-from . import frames
+from . import frames, pages
 from .costs import count_tokens
 from .display import show
 from .codes import explain
@@ -14,6 +14,6 @@ from .validate import validate
 
 __all__ = [
     "OMIT", "Exchange", "HttpWire", "Reply", "ServerExited", "StdioWire", "Transcript", "WireError",
-    "WireTimeout", "count_tokens", "dumps", "explain", "frames", "notification", "request", "show",
+    "WireTimeout", "count_tokens", "dumps", "explain", "frames", "notification", "pages", "request", "show",
     "validate",
 ]

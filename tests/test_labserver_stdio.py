@@ -70,6 +70,7 @@ def test_tools_are_the_lab_tools_with_described_arguments(lab):
         "delete_note",
         "reindex",
         "sync_notes",
+        "night_report",
         "summarize_note",
         "plan_export",
         "publish_note",
