@@ -65,22 +65,68 @@ class TooManySends(Exception):
     """The learner's code kept sending: a loop that never stops."""
 
 
-class RecordingSend:
-    """The `send` a learner's function gets: sends a frame to the lab server, keeps a copy of each frame and reply."""
+class _Recording:
+    """What every recording sender shares: a cap on how much the learner's code may send."""
+
+    def __init__(self, wire, limit):
+        self.wire = wire
+        self.limit = limit
+        self.count = 0
+
+    def _one_more(self):
+        if self.count >= self.limit:
+            raise TooManySends(f"more than {self.limit} sends")
+        self.count += 1
+
+
+class RecordingSend(_Recording):
+    """The `send(frame)` a learner's function gets: sends the frame as it is, keeps a copy of each frame and reply."""
 
     def __init__(self, wire, *, max_sends, wait_s):
-        self.wire = wire
-        self.max_sends = max_sends
+        super().__init__(wire, max_sends)
         self.wait_s = wait_s
         self.sent = []
         self.replies = []
 
     def __call__(self, frame):
-        if len(self.sent) >= self.max_sends:
-            raise TooManySends()
+        self._one_more()
         self.sent.append(copy.deepcopy(frame))
         reply = self.wire.send_raw(frames.dumps(frame), timeout=self.wait_s)
         if reply is None:
             raise TimeoutError(f"no reply to {short(frames.dumps(frame))} within {self.wait_s} seconds")
         self.replies.append(reply.message)
-        return reply.message
+        return copy.deepcopy(reply.message)
+
+
+class RecordingRequest(_Recording):
+    """The `request(method, params)` a learner's function gets: the wire adds id and envelope; each is kept."""
+
+    def __init__(self, wire, *, max_requests):
+        super().__init__(wire, max_requests)
+        self.sent = []  # (method, params, reply message)
+
+    def __call__(self, method, params=None):
+        self._one_more()
+        params = copy.deepcopy(params)
+        message = self.wire.request(method, params).message
+        self.sent.append((method, params, message))
+        return copy.deepcopy(message)
+
+    @property
+    def methods(self):
+        return [method for method, _, _ in self.sent]
+
+
+class RecordingCall(_Recording):
+    """The `call_tool(name, arguments)` a learner's function gets: a real tools/call, kept for the verdict."""
+
+    def __init__(self, wire, *, max_calls):
+        super().__init__(wire, max_calls)
+        self.calls = []  # (name, arguments, reply message)
+
+    def __call__(self, name, arguments):
+        self._one_more()
+        sent = copy.deepcopy(arguments)
+        message = self.wire.request("tools/call", {"name": name, "arguments": sent}).message
+        self.calls.append((name, sent, message))
+        return copy.deepcopy(message)

@@ -7,10 +7,9 @@ import subprocess
 from mcpwire import frames
 from mcpwire.validate import validate
 from .attempt import attempt, missing
-from .servers import raw_process, stdio_lab, stop
+from .servers import REPLY_WAIT_S, raw_process, stdio_lab, stop
 from .verdict import failed, not_done, passed, server_said, short
 
-REPLY_WAIT_S = 5
 START_WAIT_S = 10
 DISCOVER = frames.request("server/discover", id=1)
 

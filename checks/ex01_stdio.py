@@ -1,13 +1,17 @@
 """Checks for exercise 01: the stdio loop that matches replies to requests by id."""
 
+import copy
+import json
+
 from mcpwire import frames
 from .attempt import attempt, missing
-from .servers import SILENT_COMMAND, raw_process, stdio_lab, stop
+from .servers import REPLY_WAIT_S, SILENT_COMMAND, raw_process, recorded_lab, stdio_lab, stop
 from .verdict import failed, not_done, passed, server_said, short
 
-TIMEOUT_S = 5
+# A wrong answer that blocks is stopped after TIMEOUT_S + GRACE_S seconds: under 5.
+TIMEOUT_S = 3
 SILENT_TIMEOUT_S = 1
-GRACE_S = 4  # how long past its own timeout a loop may run before the check gives up on it
+GRACE_S = 1.5  # how long past its own timeout a loop may run before the check gives up on it
 
 # Sent first, answered last: a reindex pauses after each note and reports progress on the way.
 SLOW = frames.request("tools/call", {"name": "reindex", "arguments": {"pause_ms": 40}}, id="slow",
@@ -18,20 +22,21 @@ DISCOVER = frames.request("server/discover", id=3)
 BATCH = [SLOW, FAST, NEVER_ANSWERED, DISCOVER]
 EXPECTED_IDS = ["slow", 2, 3]
 
-LOOP_HINT = ("Keep a set of the ids still waiting; for each line you read, parse it, skip it if it has a "
-             "\"method\" (a notification), otherwise file it under its \"id\"; stop when the set is empty.")
-TIMEOUT_HINT = ("readline() blocks until a line comes. Read lines on a thread into a queue.Queue (the lesson's pump) "
-                "and wait with lines.get(timeout=seconds_left); raise TimeoutError when the deadline passes.")
+LOOP_HINT = ("Keep track of the ids still waiting; a line with a \"method\" is a notification to skip, any other "
+             "line is filed under its \"id\"; stop when nothing is waiting.")
+TIMEOUT_HINT = ("readline() blocks until a line comes, whatever the deadline. The lesson's pump reads lines on a "
+                "thread into a queue, and a queue can be waited on with a timeout (lines.get(timeout=...)).")
 
 
 
 def _sample_messages(wire):
-    """Real messages of each kind: two requests, notifications both ways, a result and an error reply."""
+    """Real messages of each kind: two requests, notifications both ways, a result and two error replies."""
     reindex = frames.request("tools/call", {"name": "reindex", "arguments": {"pause_ms": 0}}, id=11,
                              meta={"progressToken": 11})
     no_envelope = frames.request("tools/list", {}, id="twelve", meta=None)
     result = wire.send(reindex)
     error = wire.send(no_envelope)
+    unreadable = wire.send_raw('{"jsonrpc": "2.0", "id": 13, "method": "tools/list"', timeout=REPLY_WAIT_S)
     cancelled = frames.notification("notifications/cancelled", {"requestId": 10})
     return [
         (reindex, "request", "it has a method and an id: the sender waits for a reply with that id"),
@@ -40,7 +45,14 @@ def _sample_messages(wire):
         (cancelled, "notification", "it has a method and no id: nobody answers it"),
         (error.message, "response", "it has an id and an error, and no method: an error reply is a response too"),
         (no_envelope, "request", "it has a method and an id, even though the server refuses it"),
+        (unreadable.message, "response",
+         "it has an error and no method. The server could not read the id of a line that is not JSON, so its "
+         f"reply has {_unread_id(unreadable.message)}; it is still a response"),
     ]
+
+
+def _unread_id(message):
+    return "\"id\": null" if "id" in message else "no id at all"
 
 
 def check_message_kinds(kind_of, lab=None):
@@ -51,7 +63,7 @@ def check_message_kinds(kind_of, lab=None):
     with stdio_lab(lab) as wire:
         samples = _sample_messages(wire)
     for message, kind, why in samples:
-        outcome = attempt(kind_of, message)
+        outcome = attempt(kind_of, copy.deepcopy(message))
         if outcome.not_done:
             not_done("kind_of still raises NotImplementedError. Look at which of \"method\" and \"id\" a message has.")
             return
@@ -62,8 +74,8 @@ def check_message_kinds(kind_of, lab=None):
         if outcome.value != kind:
             failed(f"kind_of says {outcome.value!r} for {short(message)}", hint=f"It is a {kind}: {why}.")
             return
-    passed(f"kind_of sorted {len(samples)} real messages: 2 requests, 2 notifications and 2 responses "
-           "(one of them an error).")
+    passed(f"kind_of sorted {len(samples)} real messages: 2 requests, 2 notifications and 3 responses "
+           "(two of them errors, one with a null id).")
 
 
 def check_stdio_loop(send_and_match):
@@ -71,16 +83,21 @@ def check_stdio_loop(send_and_match):
     if missing(send_and_match):
         not_done("define send_and_match(proc, frames, timeout) first.")
         return
-    with raw_process() as proc:
-        outcome = attempt(send_and_match, proc, [dict(f) for f in BATCH], TIMEOUT_S,
-                          guard=TIMEOUT_S + GRACE_S, unblock=lambda: stop(proc))
+    with recorded_lab() as lab:
+        if lab is None:
+            failed("The lab server did not start, so the check could not run your function.",
+                   hint="Restart the kernel and run the notebook from the top.")
+            return
+        outcome = attempt(send_and_match, lab.proc, [dict(f) for f in BATCH], TIMEOUT_S,
+                          guard=TIMEOUT_S + GRACE_S, unblock=lambda: stop(lab.proc))
+        received = lab.received()
     if outcome.not_done:
         not_done("send_and_match still raises NotImplementedError. Write every frame, then read lines "
                  "until each request id has its reply.")
         return
-    if not _judge_matching(outcome):
+    if not _judge_matching(outcome, received):
         return
-    with raw_process(SILENT_COMMAND) as proc:
+    with raw_process(SILENT_COMMAND, buffered=True) as proc:
         silent = attempt(send_and_match, proc, [dict(DISCOVER)], SILENT_TIMEOUT_S,
                          guard=SILENT_TIMEOUT_S + GRACE_S, unblock=lambda: stop(proc))
     if not _judge_silence(silent):
@@ -90,19 +107,60 @@ def check_stdio_loop(send_and_match):
            "TimeoutError when a server stayed silent.")
 
 
-def _judge_matching(outcome):
+def _judge_arrival(sent, received):
+    """Report what the server received when it is not the four frames as four lines; False if so."""
+    *lines, tail = received.split(b"\n")
+    after = f", and {len(tail)} bytes after the last newline" if tail else ""
+    if not received:
+        failed(f"{sent} The server received nothing: not one byte of your frames reached it.",
+               hint="Writing to proc.stdin fills a buffer inside your process; the bytes leave it only when the "
+                    "buffer is flushed or closed.",
+               more="After writing the frames, flush proc.stdin before you start waiting for replies.")
+        return False
+    if not lines:
+        failed(f"{sent} The server received {len(received)} bytes with no newline in them, so it is still "
+               "waiting for the end of the first line.",
+               hint="On stdio a frame is one line: the server reads up to the newline, and only then parses.",
+               more="End each frame's JSON text with \"\\n\".")
+        return False
+    unreadable = next((line for line in lines if not _is_json(line)), None)
+    if unreadable is not None:
+        failed(f"{sent} The server received {len(lines)} lines for {len(BATCH)} frames; one of them is not JSON: "
+               f"{short(unreadable.decode('utf-8', 'replace'))}",
+               hint="Each line is read as one whole message: a frame written over several lines is several "
+                    "broken messages.",
+               more="Write each frame as compact JSON on one line, with no indent.")
+        return False
+    if len(lines) < len(BATCH):
+        failed(f"{sent} The server received {len(lines)} complete line(s) for {len(BATCH)} frames{after}.",
+               hint="Write every frame, each followed by its newline, before you wait for any reply.")
+        return False
+    return True
+
+
+def _is_json(line):
+    try:
+        json.loads(line)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+def _judge_matching(outcome, received):
     sent = "The check sent reindex (id 'slow'), search_notes (id 2), a notification and server/discover (id 3)."
+    if (outcome.hung or outcome.error or not isinstance(outcome.value, dict)) and not _judge_arrival(sent, received):
+        return False
     if outcome.hung:
         failed(f"{sent} Your function was still running {GRACE_S} seconds after its {TIMEOUT_S}-second timeout.",
-               hint="Only requests (frames with an id) get a reply: a notification never does. " + TIMEOUT_HINT)
+               hint="Only requests (frames with an id) get a reply: a notification never does.", more=TIMEOUT_HINT)
         return False
     if isinstance(outcome.error, TimeoutError):
         failed(f"{sent} Every request was answered, yet your function raised {outcome.error_text}",
-               hint="Wait only for frames that have an id; a notification gets no reply. " + LOOP_HINT)
+               hint="Wait only for frames that have an id; a notification gets no reply.", more=LOOP_HINT)
         return False
     if isinstance(outcome.error, KeyError):
         failed(f"{sent} Your function raised {outcome.error_text}: a message without that key broke the loop.",
-               hint="The server also writes notifications/progress lines (no id) while reindex runs. " + LOOP_HINT)
+               hint="The server also writes notifications/progress lines (no id) while reindex runs.", more=LOOP_HINT)
         return False
     if outcome.error:
         failed(f"{sent} Your function raised {outcome.error_text}", hint=LOOP_HINT)
@@ -115,7 +173,7 @@ def _judge_matching(outcome):
     if missing_ids:
         failed(f"{sent} Your dict has no reply under {', '.join(map(repr, missing_ids))} "
                f"(its keys: {', '.join(map(repr, replies))}).",
-               hint="File each reply under reply[\"id\"], the id of the request it answers. " + LOOP_HINT)
+               hint="File each reply under reply[\"id\"], the id of the request it answers.", more=LOOP_HINT)
         return False
     for request_id in EXPECTED_IDS:
         reply = replies[request_id]
@@ -125,14 +183,14 @@ def _judge_matching(outcome):
             return False
         if "method" in reply and "id" not in reply:
             failed(f"{sent} Under id {request_id!r} you filed a {reply['method']} notification, not a reply.",
-                   hint="While reindex runs, the server writes progress notifications between the replies. "
-                        + LOOP_HINT)
+                   hint="While reindex runs, the server writes progress notifications between the replies.",
+                   more=LOOP_HINT)
             return False
         if reply.get("id") != request_id:
             failed(f"{sent} The reply you filed under id {request_id!r} answers id {reply.get('id')!r}.",
                    server=server_said(reply),
                    hint="Replies come back in the order the server finishes, not the order you sent. Match them "
-                        "by id, never by position.")
+                        "by id, never by position.", more=LOOP_HINT)
             return False
     return True
 
@@ -140,7 +198,8 @@ def _judge_matching(outcome):
 def _judge_silence(outcome):
     sent = f"Then the check gave your function a server that never answers, with timeout={SILENT_TIMEOUT_S}."
     if outcome.hung:
-        failed(f"{sent} Your function was still waiting {GRACE_S} seconds after its timeout.", hint=TIMEOUT_HINT)
+        failed(f"{sent} Your function was still waiting {GRACE_S} seconds after its timeout.",
+               hint="A read that has no timeout waits for ever on a silent server.", more=TIMEOUT_HINT)
         return False
     if isinstance(outcome.error, TimeoutError):
         return True

@@ -5,10 +5,9 @@ import copy
 from mcpwire import frames
 from mcpwire.validate import validate
 from .attempt import RecordingSend, TooManySends, attempt, missing
-from .servers import stdio_lab
+from .servers import REPLY_WAIT_S, stdio_lab
 from .verdict import failed, not_done, passed, server_said, short
 
-REPLY_WAIT_S = 5
 MAX_SENDS = 4
 REQUIRED_KEYS = (frames.PROTOCOL_VERSION_KEY, frames.CLIENT_CAPABILITIES_KEY)
 

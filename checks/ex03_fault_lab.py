@@ -12,10 +12,9 @@ from dataclasses import dataclass, field
 from mcpwire import frames, headers as header_rules
 from mcpwire.http11 import Connection
 from .attempt import missing
-from .servers import http_lab
+from .servers import REPLY_WAIT_S, http_lab
 from .verdict import failed, not_done, passed
 
-REPLY_WAIT_S = 10
 
 
 @dataclass(frozen=True)

@@ -7,40 +7,15 @@ import jsonschema
 
 from mcpwire.costs import count_tokens
 from mcpwire.frames import dumps
-from .attempt import attempt, missing
+from .attempt import RecordingCall, TooManySends, attempt, missing
 from .servers import stdio_lab
-from .verdict import failed, not_done, passed, server_said, short
+from .verdict import failed, not_done, passed, said, short
 
 MAX_CALLS = 6
 
 # --- task 1: search, then read the best hit ------------------------------------------------
 
 TOPICS = ["actigraphy", "spindle density", "zebrafish"]  # the last one matches no note
-
-
-class _TooManyCalls(Exception):
-    pass
-
-
-class _RecordingCall:
-    """The `call_tool(name, arguments)` a learner's function gets: a real tools/call, kept for the verdict."""
-
-    def __init__(self, wire):
-        self.wire = wire
-        self.calls = []  # (name, arguments, reply message)
-
-    def __call__(self, name, arguments):
-        if len(self.calls) >= MAX_CALLS:
-            raise _TooManyCalls()
-        sent = copy.deepcopy(arguments)
-        message = self.wire.request("tools/call", {"name": name, "arguments": sent}).message
-        self.calls.append((name, sent, message))
-        return copy.deepcopy(message)
-
-
-def said(message):
-    """server_said on one line (pydantic's messages span several)."""
-    return " ".join(server_said(message).split())
 
 
 def tool_definitions(wire):
@@ -79,7 +54,7 @@ def check_search_then_read(best_note_tags, lab=None):
         answers = []
         for topic in TOPICS:
             expected = _expected_tags(wire, topic)
-            call_tool = _RecordingCall(wire)
+            call_tool = RecordingCall(wire, max_calls=MAX_CALLS)
             outcome = attempt(best_note_tags, call_tool, topic)
             if outcome.not_done:
                 not_done("best_note_tags still raises NotImplementedError. Call search_notes, then read_note.")
@@ -94,7 +69,7 @@ def check_search_then_read(best_note_tags, lab=None):
 
 def _judge_topic(topic, expected, calls, outcome, tools):
     story = f"For the topic {topic!r}"
-    if isinstance(outcome.error, _TooManyCalls):
+    if isinstance(outcome.error, TooManySends):
         failed(f"{story}, your function called tools {MAX_CALLS} times and was still going.",
                hint="Two calls are enough: search_notes, then read_note.")
         return False

@@ -1,45 +1,14 @@
 """Checks for exercise 05: read a note through the URI template; fill the prompt with a completed argument."""
 
-import copy
-
 from mcpwire.frames import dumps
-from .attempt import attempt, missing
+from .attempt import RecordingRequest, TooManySends, attempt, missing
 from .servers import stdio_lab
-from .verdict import failed, not_done, passed, server_said, short
+from .verdict import failed, not_done, passed, said, short
 
 MAX_REQUESTS = 4
 PROMPT = "summarise_topic"
 PROMPT_REF = {"type": "ref/prompt", "name": PROMPT}
 HEADER_KEYS = ("id", "title", "tags", "date")
-
-
-class _TooManyRequests(Exception):
-    pass
-
-
-class _RecordingRequest:
-    """The `request(method, params)` a learner's function gets: a real request, kept for the verdict."""
-
-    def __init__(self, wire):
-        self.wire = wire
-        self.sent = []  # (method, params, reply message)
-
-    def __call__(self, method, params=None):
-        if len(self.sent) >= MAX_REQUESTS:
-            raise _TooManyRequests()
-        params = copy.deepcopy(params)
-        message = self.wire.request(method, params).message
-        self.sent.append((method, params, message))
-        return copy.deepcopy(message)
-
-    @property
-    def methods(self):
-        return [method for method, _, _ in self.sent]
-
-
-def said(message):
-    """server_said on one line."""
-    return " ".join(server_said(message).split())
 
 
 # --- task 1: a note through the URI template ------------------------------------------------
@@ -67,7 +36,7 @@ def check_templated_read(note_header, lab=None):
         template = note_template(wire)
         for note_id in NOTE_IDS:
             expected = _header_from_tool(wire, note_id)
-            request = _RecordingRequest(wire)
+            request = RecordingRequest(wire, max_requests=MAX_REQUESTS)
             outcome = attempt(note_header, request, template, note_id)
             if outcome.not_done:
                 not_done("note_header still raises NotImplementedError. Build the URI, send resources/read, "
@@ -82,7 +51,7 @@ def check_templated_read(note_header, lab=None):
 
 def _judge_note(note_id, uri, expected, request, outcome):
     story = f"For the note {note_id!r}"
-    if isinstance(outcome.error, _TooManyRequests):
+    if isinstance(outcome.error, TooManySends):
         failed(f"{story}, your function sent {MAX_REQUESTS} requests and was still going.",
                hint="One resources/read is enough.")
         return False
@@ -150,7 +119,7 @@ def check_prompt_completion(summary_prompt, lab=None):
         for prefix, audience in PROMPT_CASES:
             values = _completions(wire, prefix)
             expected = _prompt_text(wire, values[0], audience) if values else None
-            request = _RecordingRequest(wire)
+            request = RecordingRequest(wire, max_requests=MAX_REQUESTS)
             outcome = attempt(summary_prompt, request, prefix, audience)
             if outcome.not_done:
                 not_done("summary_prompt still raises NotImplementedError. Send completion/complete, then prompts/get.")
@@ -164,7 +133,7 @@ def check_prompt_completion(summary_prompt, lab=None):
 
 def _judge_prompt(prefix, audience, values, expected, request, outcome):
     story = f"For the prefix {prefix!r}"
-    if isinstance(outcome.error, _TooManyRequests):
+    if isinstance(outcome.error, TooManySends):
         failed(f"{story}, your function sent {MAX_REQUESTS} requests and was still going.",
                hint="Two requests: completion/complete, then prompts/get.")
         return False

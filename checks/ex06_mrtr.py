@@ -10,10 +10,9 @@ import copy
 from mcpwire import frames
 from mcpwire.validate import validate
 from .attempt import RecordingSend, TooManySends, attempt, missing
-from .servers import stdio_lab
+from .servers import REPLY_WAIT_S, stdio_lab
 from .verdict import failed, not_done, passed, server_said, short
 
-REPLY_WAIT_S = 5
 MAX_SENDS = 6
 ASKS_USER = {frames.CLIENT_CAPABILITIES_KEY: {"elicitation": {"form": {}}}}
 SCRATCH = {"title": "Draft to delete", "body": "A note the exercise check deletes.", "tags": ["scratch"]}

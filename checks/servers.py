@@ -2,13 +2,18 @@
 
 import subprocess
 import sys
+import tempfile
 from contextlib import contextmanager
+from pathlib import Path
 
-from mcpwire import process
+from mcpwire import frames, process
 from mcpwire.stdio import StdioWire
 from mcpwire.streamable_http import HttpWire
+from .attempt import attempt
 
 LAB_COMMAND = [sys.executable, "-m", "labserver"]
+REPLY_WAIT_S = 5  # how long a check waits for one reply from a server that is already running
+STARTUP_WAIT_S = 30  # a first reply also waits for the server to start, which is slow on a busy machine
 # Reads everything it is sent and never answers: what a client meets when a server stays silent.
 SILENT_COMMAND = [sys.executable, "-c", "import sys\nfor _ in sys.stdin.buffer:\n    pass"]
 
@@ -58,6 +63,71 @@ def raw_process(command=LAB_COMMAND, *, buffered=False):
         yield server
     finally:
         stop(server)
+
+
+# Sits between the learner's pipes and a lab server: copies every byte it is sent into a log file first,
+# so a check can say what the server really received (nothing, a line without its newline, ...).
+# It answers on stderr with one "ready" line once the server has answered a probe, so the learner's
+# timeout does not include the server's start.
+RELAY_SOURCE = """\
+import os, subprocess, sys, threading
+log_path, probe, *command = sys.argv[1:]
+server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
+server.stdin.write(probe.encode() + b"\\n")
+server.stdout.readline()
+os.write(2, b"ready\\n")
+
+
+def down():
+    try:
+        while chunk := os.read(server.stdout.fileno(), 65536):
+            os.write(1, chunk)
+    except OSError:
+        pass
+    os.close(1)
+
+
+answers = threading.Thread(target=down)
+answers.start()
+with open(log_path, "ab", buffering=0) as log:
+    while chunk := os.read(0, 65536):
+        log.write(chunk)
+        try:
+            server.stdin.write(chunk)
+        except OSError:
+            break
+server.stdin.close()
+answers.join()
+server.wait()
+"""
+
+
+class RecordedLab:
+    """A lab server behind the relay, as a buffered subprocess.Popen (what a learner gets from Popen)."""
+
+    def __init__(self, proc, log):
+        self.proc = proc
+        self._log = log
+
+    def received(self):
+        """Every byte the server was sent so far, in order."""
+        return self._log.read_bytes()
+
+
+@contextmanager
+def recorded_lab():
+    """A buffered lab server that keeps a copy of what it receives; None in place of it if it never starts."""
+    with tempfile.TemporaryDirectory(prefix="mcp-check-") as folder:
+        log = Path(folder) / "received.bin"
+        log.touch()
+        probe = frames.dumps(frames.request("server/discover", id="check-ready"))
+        proc = subprocess.Popen([sys.executable, "-c", RELAY_SOURCE, str(log), probe, *LAB_COMMAND],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            ready = attempt(proc.stderr.readline, guard=STARTUP_WAIT_S, unblock=lambda: stop(proc))
+            yield RecordedLab(proc, log) if ready.value == b"ready\n" else None
+        finally:
+            stop(proc)
 
 
 def stop(server, grace=1.0):

@@ -11,13 +11,19 @@ def passed(summary):
     print(f"✓ {summary}")
 
 
-def failed(problem, *, server=None, hint=None):
-    """What is wrong, what the server answered (or would answer), and what to try."""
+def failed(problem, *, server=None, hint=None, more=None):
+    """What is wrong, what the server answered (or would answer), and what to try.
+
+    Hints come in two layers: `hint` nudges (where to look), `more` is the specific one,
+    printed on its own labelled line so a learner can stop reading before it.
+    """
     lines = [f"✗ {problem}"]
     if server:
         lines.append(f"  The server answered: {server}")
     if hint:
         lines.append(f"  Hint: {hint}")
+    if more:
+        lines.append(f"  If you are still stuck: {more}")
     print("\n".join(lines))
 
 
@@ -49,3 +55,14 @@ def short(value, limit=160):
     """A value as compact text, cut to `limit` characters."""
     text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=repr)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def shown(value, limit=160):
+    """A value as Python writes it (quotes included, so "403" and 403 differ), cut with its full length said."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters in all)"
+
+
+def said(message):
+    """server_said on one line (pydantic's messages span several)."""
+    return " ".join(server_said(message).split())

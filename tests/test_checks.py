@@ -110,7 +110,7 @@ def kind_right(message):
 
 
 def test_message_kinds_right(verdict, lab):
-    assert verdict(checks.check_message_kinds, kind_right, lab).startswith("✓ kind_of sorted 6 real messages")
+    assert verdict(checks.check_message_kinds, kind_right, lab).startswith("✓ kind_of sorted 7 real messages")
 
 
 def test_message_kinds_any_id_is_a_request(verdict, lab):
@@ -128,6 +128,7 @@ def test_message_kinds_error_replies_forgotten(verdict, lab):
 def loop_right(proc, frames, timeout=5.0):
     for frame in frames:
         proc.stdin.write(compact(frame))
+    proc.stdin.flush()
     waiting = {frame["id"] for frame in frames if "id" in frame}
     replies, unfinished = {}, b""
     deadline = time.monotonic() + timeout
@@ -151,6 +152,7 @@ def test_stdio_loop_matching_by_position(verdict):
     def by_position(proc, frames, timeout=5.0):
         for frame in frames:
             proc.stdin.write(compact(frame))
+        proc.stdin.flush()
         ids = [frame["id"] for frame in frames if "id" in frame]
         replies = []
         while len(replies) < len(ids):
@@ -168,6 +170,7 @@ def test_stdio_loop_without_timeout(verdict, monkeypatch):
     def blocking(proc, frames, timeout=5.0):
         for frame in frames:
             proc.stdin.write(compact(frame))
+        proc.stdin.flush()
         waiting, replies = {frame["id"] for frame in frames if "id" in frame}, {}
         while waiting:
             message = json.loads(proc.stdout.readline())
