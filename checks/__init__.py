@@ -14,16 +14,20 @@ from .ex03_http import check_routing_headers
 from .ex08_legacy import LEGACY_SESSION, check_envelope_from_initialize, check_translation
 from .ex08_probe import check_era_probe
 from .ex06_mrtr import check_finish_call, check_retry_frame
+from .ex06_input_requests import check_input_answers
 from .ex07_notifications import check_cancel, check_progress_fractions
+from .ex07_logging import check_log_opt_in
+from .ex05_pagination import check_all_resources
 from .ex05_resources import check_prompt_completion, check_templated_read
 from .ex10_security import check_note_id_validator, check_origin_guard, check_poison_flagger, weather_server
 from .ex01_stdio import check_message_kinds, check_stdio_loop
 from .ex04_tools import VERBOSE_SEARCH_DESCRIPTION, check_reply_kinds, check_search_then_read, check_short_description
 
 __all__ = [
+    "check_all_resources",
     "check_cache_invalidation", "check_cache_rules", "check_cancel", "check_envelope",
     "check_envelope_from_initialize", "check_fault_lab", "check_finish_call", "check_first_frame", "check_host",
-    "check_host_routing", "check_message_kinds", "check_note_id_validator", "check_origin_guard",
+    "check_host_routing", "check_input_answers", "check_log_opt_in", "check_message_kinds", "check_note_id_validator", "check_origin_guard",
     "check_poison_flagger", "check_progress_fractions", "check_prompt_completion", "check_reply_kinds",
     "check_retry_frame", "check_routing_headers", "check_search_then_read", "check_send_one",
     "check_short_description", "check_start_server", "check_stdio_loop", "check_templated_read",
