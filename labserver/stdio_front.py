@@ -7,7 +7,8 @@ the real file descriptors and `mcp.server.stdio.stdio_server(stdin=..., stdout=.
 - it reads raw bytes (see `labserver.fd_io`) and cuts them into lines itself; an
   oversized line is skipped in bounded memory and never blocks the next;
 - a line that is not JSON gets `-32700`, JSON that is not a valid JSON-RPC message gets
-  `-32600`, both written by the front with `id: null` unless the id was readable;
+  `-32600`, both written by the front with `id: null` unless the id was readable; JSON
+  nested too deeply to parse is still JSON, so it gets `-32600` too (see `deep_json`);
 - everything else goes to the SDK unchanged, and the front counts the request ids it
   forwarded; the stdout side sees every line the SDK writes and ticks off answers;
 - at EOF it stops reading, waits until each forwarded request has its answer, then
@@ -32,6 +33,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 from pydantic import ValidationError
 
+from labserver import deep_json
 from labserver.fd_io import Descriptor
 
 MAX_LINE_BYTES = 4 * 1024 * 1024
@@ -247,7 +249,7 @@ class StdioFront:
             await self._reject(text, error)
             return None
         except RecursionError:
-            await self.out.reply_error(None, PARSE_ERROR, "Parse error: nested too deeply")
+            await self._too_deep(text, "nested too deeply")
             return None
         if isinstance(message, types.JSONRPCRequest):
             if message.method != LISTEN_METHOD:  # a listen stays open; nobody waits for its end
@@ -270,11 +272,23 @@ class StdioFront:
                 self.pending.cancelled(request_key(request_id))
         return text
 
+    async def _too_deep(self, text: str, detail: str) -> None:
+        """The parser gave up on depth: valid JSON is an invalid request (with its id), anything else a parse error."""
+        found = deep_json.scan(text)
+        if found.is_json:
+            message = f"Invalid Request: nested {found.depth} levels deep, too deep to process"
+            await self.out.reply_error(found.request_id, INVALID_REQUEST, message)
+        else:
+            await self.out.reply_error(None, PARSE_ERROR, f"Parse error: {detail}")
+
     async def _reject(self, text: str, error: ValidationError) -> None:
         problems = error.errors(include_url=False)
         if problems and problems[0]["type"] == "json_invalid":
             detail = problems[0].get("ctx", {}).get("error", "not valid JSON")
-            await self.out.reply_error(None, PARSE_ERROR, f"Parse error: {detail}")
+            if "recursion limit" in detail:
+                await self._too_deep(text, detail)
+            else:
+                await self.out.reply_error(None, PARSE_ERROR, f"Parse error: {detail}")
             return
         raw = load_json(text)
         request_id = readable_id(raw.get("id")) if isinstance(raw, dict) else None

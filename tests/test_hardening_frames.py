@@ -11,6 +11,7 @@ notification or a client's reply. The test_hardening_fuzz_* files use both.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
@@ -240,12 +241,32 @@ def parsed(line: bytes) -> Any:
     return pydantic_core.from_json(line.decode("utf-8"))
 
 
-def owed(line: bytes) -> tuple[str, Any]:
-    """What a line is owed: ("reply", id key), ("null-error", None) or ("silence", None)."""
+_DEEP_ARRAYS = re.compile(rb"(\[{2,})(\]+)")
+_DEEP_OBJECTS = re.compile(rb'((?:\{"a":){2,})1(\}+)')
+
+
+def flattened(line: bytes) -> bytes:
+    """The line with `nested()`'s deep runs cut to one level: JSON stays JSON, and its top-level id stays."""
+    def arrays(match: re.Match) -> bytes:
+        opened, closed = len(match[1]), len(match[2])
+        return b"[]" + b"]" * (closed - opened) if closed >= opened else match[0]
+
+    def objects(match: re.Match) -> bytes:
+        opened, closed = len(match[1]) // len(b'{"a":'), len(match[2])
+        return b"1" + b"}" * (closed - opened) if closed >= opened else match[0]
+
+    return _DEEP_OBJECTS.sub(objects, _DEEP_ARRAYS.sub(arrays, line))
+
+
+def owed(line: bytes, *, deep_is_json: bool = False) -> tuple[str, Any]:
+    """What a line is owed: ("reply", id key), ("null-error", None) or ("silence", None).
+
+    deep_is_json: the server reads JSON nested past a parser's limit as JSON (the lab's stdio front does).
+    """
     if len(line) > MAX_LINE_BYTES or not line.strip():
         return "null-error", None
     try:
-        value = parsed(line)
+        value = parsed(flattened(line) if deep_is_json else line)
     except ValueError:  # not UTF-8 (UnicodeDecodeError is one), or not JSON
         return "null-error", None
     if not isinstance(value, dict):
@@ -269,7 +290,7 @@ def owed_for_lines(lines: list[bytes]) -> tuple[Counter, int]:
     replies: Counter = Counter()
     nulls = 0
     for line in lines:
-        kind, key = owed(line)
+        kind, key = owed(line, deep_is_json=True)
         if kind == "reply":
             replies[key] += 1
         elif kind == "null-error":
@@ -288,6 +309,14 @@ def test_the_oracle_owes_a_reply_to_a_readable_id_even_in_a_broken_frame():
 def test_the_oracle_owes_an_id_null_error_to_an_unreadable_line():
     for line in [b"", b"  ", b"{oops", b"\xff", b"[]", b'{"id":null,"method":"x"}', b'{"id":1.5}', b'{"method":"x"}']:
         assert owed(line) == ("null-error", None), line
+
+
+def test_the_oracle_reads_deep_nesting_as_json_only_when_told():
+    for depth, opener in [(1000, "["), (50_000, "{")]:
+        line = render(Piece(nested(depth, opener).encode(), "int"), IdSource("d"))
+        assert owed(line) == ("null-error", None)
+        assert owed(line, deep_is_json=True)[0] == "reply"
+        assert owed(line[:-1], deep_is_json=True) == ("null-error", None)
 
 
 def test_the_oracle_owes_silence_to_notifications_and_client_replies():

@@ -11,6 +11,7 @@ import time
 import pytest
 from test_labserver_harness import check_error, check_result, request, stdio_lab, tool_call
 
+from labserver.deep_json import scan
 from labserver.stdio_front import LineSplitter, PendingRequests, line_id, request_key, why_invalid
 
 VALID = json.dumps(request(0, "tools/list"))
@@ -31,7 +32,10 @@ MALFORMED = [
     ("method number", b'{"jsonrpc":"2.0","id":5,"method":7}', -32600, 5, 'Invalid Request: "method" must be'),
     ("params array", b'{"jsonrpc":"2.0","id":6,"method":"tools/list","params":[1]}', -32600, 6, 'Invalid Request: "params"'),
     ("a JSON string", b'"tools/list"', -32600, None, "Invalid Request: a message must be a JSON object"),
-    ("deep nesting", b'{"jsonrpc":"2.0","id":7,"method":"x","params":{"a":' + b"[" * 100_000 + b"]" * 100_000 + b"}}", -32700, None, "Parse error: recursion limit"),
+    # Valid JSON is never a parse error, however deep: too deep to process is an invalid request.
+    ("deep nesting", b'{"jsonrpc":"2.0","id":7,"method":"x","params":{"a":' + b"[" * 100_000 + b"]" * 100_000 + b"}}", -32600, 7, "Invalid Request: nested 100002 levels deep"),
+    ("deep nesting, string id", b'{"jsonrpc":"2.0","id":"d","method":"x","params":{"a":' + b"{\"b\":" * 250 + b"1" + b"}" * 250 + b"}}", -32600, "d", "Invalid Request: nested 252 levels deep"),
+    ("deep nesting, no closing brace", b'{"jsonrpc":"2.0","id":8,"method":"x","params":{"a":' + b"[" * 100_000 + b"]" * 100_000 + b"}", -32700, None, "Parse error: recursion limit"),
 ]
 
 
@@ -230,3 +234,20 @@ def test_a_client_that_reads_late_still_gets_every_large_reply():
     replies = [json.loads(line) for line in output.splitlines()]
     assert sorted(reply["id"] for reply in replies) == list(range(1, 41))
     assert len(output) > 40 * 8000
+
+
+@pytest.mark.parametrize("text", [
+    '{"id":5}', '{"id":"a","x":[1,2,{"id":9}]}', '{"id":1.5}', '{"id":true}', '{"id":null}', '{"id":5,"id":[1]}',
+    ' {"a" : [ 1 , 2 ] , "id" : -3 } ', '[[],[[]],{}]', '"x"', '-0.5E-3', '{"id":"x\\"y"}',
+    '{"a":1,}', '[1,]', '{"a"}', '01', 'tru', '{"a":1}x', '', '[', '{"a":"bad\x01"}', 'NaN', '{"id":7',
+])
+def test_the_depth_scanner_agrees_with_json_on_shallow_text(text):
+    try:
+        value = json.loads(text, parse_constant=lambda name: 1 / 0)
+    except (ValueError, ZeroDivisionError):
+        assert not scan(text).is_json
+        return
+    found = scan(text)
+    expected_id = value.get("id") if isinstance(value, dict) else None
+    readable = isinstance(expected_id, (str, int)) and not isinstance(expected_id, bool)
+    assert found.is_json and found.request_id == (expected_id if readable else None)
