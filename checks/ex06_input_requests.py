@@ -11,7 +11,7 @@ from .attempt import attempt, missing
 from .servers import stdio_lab
 from .verdict import failed, not_done, passed, server_said, short
 
-REPLY_WAIT_S = 5
+REPLY_WAIT_S = 10
 SUMMARY = "Spindle density predicts overnight recall in our pilot data."
 FOLDER = "file:///home/you/lab-exports/"
 
@@ -108,7 +108,7 @@ def _sampling_problem(answer, reply, expected):
         return (f"Your CreateMessageResult has no {', '.join(missing_fields)}: {short(answer)}.",
                 "role, content and model are all required; stopReason is optional.")
     if answer["role"] != "assistant":
-        return (f"Your message has role {short(answer['role'])}. The server accepted it, but the model's answer is "
+        return (f"Your message has role {_shown(answer['role'])}. The server accepted it, but the model's answer is "
                 "the assistant speaking.", "Which side of a chat writes the reply to a user message?")
     content = answer["content"]
     if not (isinstance(content, dict) and content.get("type") == "text"):
@@ -145,7 +145,7 @@ def _roots_problem(answer, reply, expected):
 def _url_problem(answer, reply, expected):
     action = answer.get("action")
     if action != "accept":
-        return (f"Your answer has action {short(action)}; the user agreed to open the page.",
+        return (f"Your answer has action {_shown(action)}; the user agreed to open the page.",
                 "The three actions are accept, decline and cancel.")
     if "content" in answer:
         return (f"Your accept carries content {short(answer['content'])}. The server ignored it, but in URL mode the "
@@ -155,3 +155,8 @@ def _url_problem(answer, reply, expected):
     if text is None or expected not in text:
         return ("The note was not published.", "Answer under the key the server asked, with the action alone.")
     return None
+
+
+def _shown(value):
+    """A string in quotes, anything else as compact JSON: the way a learner wrote it."""
+    return repr(value) if isinstance(value, str) else short(value)

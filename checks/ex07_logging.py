@@ -77,7 +77,7 @@ def _judge(told, level, frame, wire):
         return False
     if meta[LOG_LEVEL_KEY] != level:
         wanted = f"{level!r}" if meta[LOG_LEVEL_KEY] not in LEVELS else f"{level!r}, not {meta[LOG_LEVEL_KEY]!r}"
-        failed(f"{told} Your frame asks for the level {short(meta[LOG_LEVEL_KEY])}; the call wanted {wanted}.",
+        failed(f"{told} Your frame asks for the level {_shown(meta[LOG_LEVEL_KEY])}; the call wanted {wanted}.",
                server=said,
                hint="The eight levels are lowercase words: " + ", ".join(LEVELS) + ". Pass the level you were given.")
         return False
@@ -101,5 +101,10 @@ def _misplaced(params, meta):
     if any("logLevel" in str(key) for key in params if key != "_meta"):
         return " (you put it in params, next to _meta)"
     if any("logLevel" in str(key) for key in meta):
-        return f" (your key is {short(next(key for key in meta if 'logLevel' in str(key)))}, not the full name)"
+        return f" (your key is {_shown(next(key for key in meta if 'logLevel' in str(key)))}, not the full name)"
     return ""
+
+
+def _shown(value):
+    """A string in quotes, anything else as compact JSON: the way a learner wrote it."""
+    return repr(value) if isinstance(value, str) else short(value)
