@@ -1,4 +1,4 @@
-"""Command line: `python -m labserver [--http [--port N]] [--notes DIR] [--page-size N]`."""
+"""Command line: `python -m labserver [--http [--port N] [--auth]] [--notes DIR] [--page-size N]`."""
 
 from __future__ import annotations
 
@@ -28,6 +28,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--legacy-only",
         action="store_true",
         help="with --http: serve only the 2025-11-25 handshake era (a legacy server for a dual-era client to probe)",
+    )
+    parser.add_argument(
+        "--auth",
+        action="store_true",
+        help="with --http: protect the endpoint with OAuth 2.1 (scopes notes:read and notes:write) and start a "
+        "local authorization server on a second free port, printed as the second stdout line",
+    )
+    parser.add_argument(
+        "--token-lifetime",
+        metavar="S",
+        type=positive_int,
+        default=600,
+        help="with --auth: seconds an access token lives (default 600; refresh tokens renew it)",
     )
     parser.add_argument(
         "--until-stdin-closes",
@@ -77,7 +90,8 @@ def main(argv: list[str] | None = None) -> None:
         if args.http and args.legacy_only:
             serve_legacy_http(mcp, args.port, until_stdin_closes=args.until_stdin_closes)
         elif args.http:
-            serve_http(mcp, args.port, until_stdin_closes=args.until_stdin_closes)
+            serve_http(mcp, args.port, until_stdin_closes=args.until_stdin_closes,
+                       token_lifetime=args.token_lifetime if args.auth else None)
         else:
             anyio.run(serve_stdio, mcp)
     except KeyboardInterrupt:

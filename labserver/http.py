@@ -9,6 +9,8 @@ import threading
 import uvicorn
 from mcp.server.mcpserver import MCPServer
 
+from labserver.auth import build_auth_lab
+
 MAX_REQUEST_BODY_BYTES = 4 * 1024 * 1024
 HOST = "127.0.0.1"
 
@@ -24,8 +26,14 @@ def bind_local(port: int) -> socket.socket:
     return sock
 
 
-def serve_http(mcp: MCPServer, port: int = 0, *, until_stdin_closes: bool = False) -> None:
-    """Bind, print the URL as the first stdout line, then serve until interrupted."""
+def serve_http(
+    mcp: MCPServer, port: int = 0, *, until_stdin_closes: bool = False, token_lifetime: int | None = None
+) -> None:
+    """Bind, print the URL as the first stdout line, then serve until interrupted.
+
+    With `token_lifetime` (seconds an access token lives) the endpoint is an OAuth 2.1 protected
+    resource and a local authorization server listens on a second free port (see labserver.auth).
+    """
     # Both eras on one endpoint: 2026-07-28 requests are served statelessly by the SDK,
     # legacy 2025-11-25 clients get sessions. The SDK's default DNS-rebinding protection
     # for 127.0.0.1 stays on (bad Origin -> 403, bad Host -> 421).
@@ -37,13 +45,19 @@ def serve_http(mcp: MCPServer, port: int = 0, *, until_stdin_closes: bool = Fals
     )
     try:
         sock = bind_local(port)
+        sockets = [sock] if token_lifetime is None else [sock, bind_local(0)]
     except OSError as error:
         raise SystemExit(f"notes-lab: cannot listen on {HOST}:{port}: {error.strerror}") from None
     print(f"http://{HOST}:{sock.getsockname()[1]}/mcp", flush=True)
+    if token_lifetime is not None:
+        # The authorization server's issuer URL is the second line, printed the same way.
+        lab = build_auth_lab(app, HOST, sock.getsockname()[1], sockets[1].getsockname()[1], token_lifetime)
+        app = lab.app
+        print(lab.issuer, flush=True)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
     if until_stdin_closes:
         stop_when_stdin_closes(server)
-    server.run(sockets=[sock])
+    server.run(sockets=sockets)
 
 
 def stop_when_stdin_closes(server: uvicorn.Server) -> None:
