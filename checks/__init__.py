@@ -21,9 +21,11 @@ from .ex05_pagination import check_all_resources
 from .ex05_resources import check_prompt_completion, check_templated_read
 from .ex10_security import check_note_id_validator, check_origin_guard, check_poison_flagger, weather_server
 from .ex01_stdio import check_message_kinds, check_stdio_loop
+from .ex04_content import check_effective_hints, check_model_blocks
 from .ex04_tools import VERBOSE_SEARCH_DESCRIPTION, check_reply_kinds, check_search_then_read, check_short_description
 
 __all__ = [
+    "check_effective_hints", "check_model_blocks",
     "check_all_resources",
     "check_cache_invalidation", "check_cache_rules", "check_cancel", "check_envelope",
     "check_envelope_from_initialize", "check_fault_lab", "check_finish_call", "check_first_frame", "check_host",
