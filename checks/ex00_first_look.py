@@ -7,10 +7,9 @@ import subprocess
 from mcpwire import frames
 from mcpwire.validate import validate
 from .attempt import attempt, missing
-from .servers import REPLY_WAIT_S, raw_process, stdio_lab, stop
+from .servers import REPLY_WAIT_S, STARTUP_WAIT_S, recorded_lab, stdio_lab, stop
 from .verdict import failed, not_done, passed, server_said, short
 
-START_WAIT_S = 10
 DISCOVER = frames.request("server/discover", id=1)
 
 
@@ -60,10 +59,10 @@ def _judge_running_server(proc):
                hint="Run [sys.executable, '-m', 'labserver']: sys.executable is the Python of this notebook, "
                     "the one that has the labserver package.")
         return
-    read = attempt(proc.stdout.readline, guard=START_WAIT_S, unblock=lambda: stop(proc))
+    read = attempt(proc.stdout.readline, guard=STARTUP_WAIT_S, unblock=lambda: stop(proc))
     line = read.value if not read.hung else None
     if read.hung:
-        failed(f"The server did not answer a server/discover frame within {START_WAIT_S} seconds.",
+        failed(f"The server did not answer a server/discover frame within {STARTUP_WAIT_S} seconds.",
                hint="Start the stdio server, [sys.executable, '-m', 'labserver'], without --http.")
         return
     text = line.decode("utf-8", "replace") if isinstance(line, bytes) else (line or "")
@@ -168,15 +167,18 @@ def check_send_one(send_one):
     if missing(send_one):
         not_done("define send_one(proc, frame) first.")
         return
-    with raw_process(buffered=True) as proc:
-        outcome = attempt(send_one, proc, dict(DISCOVER), guard=REPLY_WAIT_S, unblock=lambda: stop(proc))
+    with recorded_lab() as lab:
+        if lab is None:
+            failed("The lab server did not start, so the check could not run your function.",
+                   hint="Restart the kernel and run the notebook from the top.")
+            return
+        outcome = attempt(send_one, lab.proc, dict(DISCOVER), guard=REPLY_WAIT_S, unblock=lab.stop)
+        received = lab.received()
     if outcome.not_done:
         not_done("send_one still raises NotImplementedError. Write one line, flush, read one line, parse it.")
         return
     if outcome.hung:
-        failed(f"send_one was still waiting for a reply after {REPLY_WAIT_S} seconds.",
-               hint="The server reads a frame when the newline arrives: write the JSON text plus \"\\n\", "
-                    "then call proc.stdin.flush() so the bytes leave your process.")
+        _report_hung(received)
         return
     if outcome.error:
         failed(f"send_one raised {outcome.error_text}", hint=_hint_for_error(outcome.error))
@@ -198,6 +200,24 @@ def check_send_one(send_one):
         return
     passed(f"send_one wrote one line and read one back: the result for id {reply['id']}, from "
            f"{reply['result']['_meta']['io.modelcontextprotocol/serverInfo']['name']}.")
+
+
+def _report_hung(received):
+    """send_one waited for ever: say what the server had received by then."""
+    waited = f"send_one was still waiting for a reply after {REPLY_WAIT_S} seconds"
+    if not received:
+        failed(f"{waited}, and the server had received nothing: not one byte of your frame reached it.",
+               hint="Writing to proc.stdin fills a buffer inside your process; the bytes leave it only when the "
+                    "buffer is flushed or closed.",
+               more="Flush proc.stdin after writing the line, before you read.")
+    elif b"\n" not in received:
+        failed(f"{waited}. The server had received {len(received)} bytes with no newline in them, so it was still "
+               "waiting for the end of the line.",
+               hint="On stdio a frame is one line: the server reads up to the newline, and only then parses.",
+               more="Write the JSON text followed by \"\\n\".")
+    else:
+        failed(f"{waited}. The server had received your line: {short(received.decode('utf-8', 'replace'))}",
+               hint="Read one line of proc.stdout: the reply is one line too.")
 
 
 def _hint_for_error(error):

@@ -89,7 +89,7 @@ def check_stdio_loop(send_and_match):
                    hint="Restart the kernel and run the notebook from the top.")
             return
         outcome = attempt(send_and_match, lab.proc, [dict(f) for f in BATCH], TIMEOUT_S,
-                          guard=TIMEOUT_S + GRACE_S, unblock=lambda: stop(lab.proc))
+                          guard=TIMEOUT_S + GRACE_S, unblock=lab.stop)
         received = lab.received()
     if outcome.not_done:
         not_done("send_and_match still raises NotImplementedError. Write every frame, then read lines "

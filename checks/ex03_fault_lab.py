@@ -56,8 +56,9 @@ FAULTS = [
           why="A 2026-07-28 endpoint accepts only POST. GET (and DELETE) get 405 Method Not Allowed with "
               "\"Allow: POST\" and no JSON-RPC body."),
     Fault("no-envelope", "params has no _meta envelope", _frame("tools/list", {}, meta=None),
-          why="The envelope keys are required on every request, so the params are invalid: -32602, "
-              "and every -32602 is a 400 on HTTP."),
+          why="The envelope keys are required on every request, so the params are invalid: -32602. For this "
+              "case the spec requires status 400; for other -32602 errors it names no status, and 400 is the "
+              "SDK's choice."),
     Fault("foreign-origin", "the Origin header names a web page on another site",
           _frame("tools/list"), {"Origin": "http://evil.example"},
           why="A local server must refuse requests a web page sends from another origin (DNS rebinding). "
@@ -72,12 +73,13 @@ FAULTS = [
     Fault("no-version-header", "the MCP-Protocol-Version header is left out",
           _frame("server/discover"), {"MCP-Protocol-Version": None},
           why="SDK 2.3.0 routes on this header alone: without it the POST goes to the legacy (handshake-era) "
-              "transport, which wants a session id first: -32600 \"Missing session ID\", status 400. The spec "
-              "asks for a rejection too, but through the modern rules."),
+              "transport, which wants a session id first: -32600 \"Missing session ID\" with status 400 (the "
+              "spec names no status for -32600; 400 is the SDK's mapping). The spec asks for a rejection too, "
+              "but through the modern rules."),
     Fault("not-json", "the body is cut off before its closing brace", _frame("tools/list")[:-1],
           {"Mcp-Method": "tools/list"},
           why="Bytes that do not parse as JSON are -32700 Parse error, with id null because the id could "
-              "not be read, and status 400."),
+              "not be read. The spec names no HTTP status for -32700; 400 is the SDK's mapping."),
 ]
 FAULT_NAMES = [fault.name for fault in FAULTS]
 
@@ -165,7 +167,7 @@ def check_fault_lab(predictions, lab=None):
         failed(f"These predictions are not (status, code) pairs: "
                f"{', '.join(f'{n} = {predictions[n]!r}' for n in malformed)}.",
                hint="Write each as a pair of integers, like (400, -32602), or (403, None) when the body is not "
-                    "a JSON-RPC error.")
+                    "a JSON-RPC error. A list [400, -32602] is fine too.")
         return
     with http_lab(lab) as wire:
         answers = {fault.name: send_fault(wire, fault) for fault in FAULTS}

@@ -12,7 +12,9 @@ REQUESTS = [
     frames.request("server/discover", id=1),
     frames.request("tools/call", {"name": "search_notes", "arguments": {"query": "spindle", "limit": 1}}, id=2),
     frames.request("resources/read", {"uri": "notes://welcome"}, id=3),
+    frames.request("prompts/get", {"name": "summarise_topic", "arguments": {"topic": "sleep spindles"}}, id=4),
 ]
+NAMED_BY = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}  # where Mcp-Name comes from
 
 
 def check_routing_headers(routing_headers, lab=None):
@@ -48,25 +50,32 @@ def check_routing_headers(routing_headers, lab=None):
             overrides.update(given)
             reply = wire.send(frame, overrides)
             if reply.status != 200 or not reply.ok:
+                hint, more = _hints_for(frame, given)
                 failed(f"With your headers {short(given)}, the server refused {frame['method']} (HTTP {reply.status}).",
                        server=server_said(reply.message) if reply.message is not None else reply.text or "an empty body",
-                       hint=_hint_for(frame, given))
+                       hint=hint, more=more)
                 return
-    passed("Your headers routed all three requests: server/discover, tools/call (Mcp-Name: search_notes) "
-           "and resources/read (Mcp-Name: notes://welcome).")
+    passed("Your headers routed all four requests: server/discover, tools/call (Mcp-Name: search_notes), "
+           "resources/read (Mcp-Name: notes://welcome) and prompts/get (Mcp-Name: summarise_topic).")
 
 
-def _hint_for(frame, given):
+def _hints_for(frame, given):
+    """(a nudge, the specific hint) for headers the server refused."""
     named = {name.lower(): value for name, value in given.items()}
     version = named.get("mcp-protocol-version")
     if version != frames.PROTOCOL_VERSION:
-        return (f"MCP-Protocol-Version repeats the version in params._meta, {frames.PROTOCOL_VERSION!r}. "
-                "The SDK sends a request with no version header, or a handshake-era one, to its legacy transport.")
-    if "mcp-method" not in named:
-        return "Every request carries Mcp-Method, the JSON-RPC method."
-    if frame["method"] in ("tools/call", "resources/read") and "mcp-name" not in named:
-        return "tools/call and prompts/get also carry Mcp-Name: params.name; resources/read carries params.uri."
-    return "Each header repeats a value from the body exactly: compare them one by one."
+        return ("MCP-Protocol-Version repeats a value that is already in the body.",
+                f"It is the version in params._meta, {frames.PROTOCOL_VERSION!r}. SDK 2.3.0 sends a request with "
+                "no version header, or a handshake-era one, to its legacy transport.")
+    if named.get("mcp-method") != frame["method"]:
+        return ("Every request carries Mcp-Method.", "Mcp-Method is the JSON-RPC method, exactly as in the body.")
+    field = NAMED_BY.get(frame["method"])
+    if field and "mcp-name" not in named:
+        return (f"{frame['method']} names what it acts on, and a server routes on that name too.",
+                f"{frame['method']} carries Mcp-Name, taken from params.{field}.")
+    if not field and "mcp-name" in named:
+        return (f"{frame['method']} names nothing to act on.", "Send Mcp-Name only when the body has a name to repeat.")
+    return ("Each header repeats a value from the body exactly: compare them one by one.", None)
 
 
 def _header_safe(text):

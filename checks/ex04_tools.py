@@ -9,9 +9,10 @@ from mcpwire.costs import count_tokens
 from mcpwire.frames import dumps
 from .attempt import RecordingCall, TooManySends, attempt, missing
 from .servers import stdio_lab
-from .verdict import failed, not_done, passed, said, short
+from .verdict import failed, not_done, passed, said, short, shown
 
 MAX_CALLS = 6
+DETAIL_LIMIT = 400  # both compared details are cut at the same length, and say their full length
 
 # --- task 1: search, then read the best hit ------------------------------------------------
 
@@ -190,7 +191,7 @@ def check_reply_kinds(classify, lab=None):
                    hint="An error reply has no \"result\", and a result has no \"error\": read them with .get().")
             return
         got = outcome.value
-        if not (isinstance(got, tuple) and len(got) == 2):
+        if not (isinstance(got, (tuple, list)) and len(got) == 2):
             failed(f"The check sent {story}. classify returned {short(got)}; return a pair (kind, detail).")
             return
         if got[0] != want[0]:
@@ -199,7 +200,8 @@ def check_reply_kinds(classify, lab=None):
             return
         if got[1] != want[1]:
             failed(f"The check sent {story}. classify found the kind ({want[0]!r}) but returned the detail "
-                   f"{short(got[1])}; expected {short(want[1])}.", hint=_detail_hint(want[0]))
+                   f"{shown(got[1], DETAIL_LIMIT)}; expected {shown(want[1], DETAIL_LIMIT)}.",
+                   hint=_detail_hint(want[0]))
             return
     passed(f"classify sorted all {len(cases)} real replies: results with their structuredContent, tool errors "
            "(isError, the unknown tool included) with their text, and JSON-RPC errors with their code.")
@@ -238,7 +240,8 @@ VERBOSE_SEARCH_DESCRIPTION = (
     "text of one of the notes, you should call the read_note tool with the id of that note."
 )
 MAX_DESCRIPTION_TOKENS = 40
-KNOWN_NAMES = {"query", "limit", "search_notes", "read_note"}
+# search_notes' arguments, the two tools, and read_note's argument: "read it with read_note(note_id)" is true.
+KNOWN_NAMES = {"query", "limit", "search_notes", "read_note", "note_id"}
 SCHEMA_NUMBERS = {1, 5, 50}  # limit: minimum, default, maximum
 
 # Facts only the description can carry: the schema says nothing about them.
@@ -271,10 +274,12 @@ def contradictions(text):
     """Numbers and names in the description that the schema does not have."""
     found = []
     for number in sorted({int(n) for n in re.findall(r"(?<![\w.])\d+(?!\w|\.\d)", text)} - SCHEMA_NUMBERS):
-        found.append(f"the number {number} (the schema's numbers are the limit's minimum 1, default 5 and maximum 50)")
+        found.append(f"the number {number}, which the schema does not have (its numbers are the limit's minimum 1, "
+                     "default 5 and maximum 50)")
     names = set(re.findall(r"`([^`]+)`", text)) | set(re.findall(r"\b[a-z]+(?:_[a-z]+)+\b", text))
     for name in sorted(names - KNOWN_NAMES):
-        found.append(f"the name {name!r} (the arguments are query and limit; the tools search_notes and read_note)")
+        found.append(f"the name {name!r}, which is no argument or tool (the arguments are query and limit, and "
+                     "read_note's note_id; the tools search_notes and read_note)")
     return found
 
 
@@ -302,8 +307,9 @@ def check_short_description(description, lab=None):
         return
     wrong = contradictions(description)
     if wrong:
-        failed(f"Your description mentions {wrong[0]}: a model would believe it.",
-               hint="Say nothing the schema does not back up; leave numbers and argument names to the schema.")
+        failed(f"Your description mentions {wrong[0]}. That breaks rule 2: a description says nothing the schema "
+               "contradicts, because a model takes every name and number in it at its word.",
+               hint="Leave numbers and argument names to the schema; the description says what only it can say.")
         return
     shorter = {**verbose, "description": description}
     old, new = count_tokens(dumps(model_view(verbose))), count_tokens(dumps(model_view(shorter)))

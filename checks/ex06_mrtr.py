@@ -6,6 +6,9 @@ arguments, answers under the wrong key, a changed or missing `requestState`.
 """
 
 import copy
+import sysconfig
+import traceback
+from pathlib import Path
 
 from mcpwire import frames
 from mcpwire.validate import validate
@@ -62,16 +65,39 @@ def check_retry_frame(retry_frame, lab=None):
                        hint="Restart the kernel and run the notebook from the top: the lab server may hold "
                             "changes from an earlier run.")
                 return
-            outcome = attempt(retry_frame, copy.deepcopy(request), copy.deepcopy(first), copy.deepcopy(form), new_id)
+            given = copy.deepcopy(request)
+            outcome = attempt(retry_frame, given, copy.deepcopy(first), copy.deepcopy(form), new_id)
             if outcome.not_done:
                 not_done("retry_frame still raises NotImplementedError. Copy the request, give it new_id, "
                          "and add inputResponses and requestState to its params.")
                 return
             if not _judge_retry(story, request, first, form, outcome, wire, expected):
                 return
+            if given != request:
+                failed(f"retry_frame changed the request it was given ({story}): {_changes(request, given)}.",
+                       hint="The caller still holds its first leg, and a loop builds every retry from it: build "
+                            "the retry from a copy that shares nothing with the request.",
+                       more="dict(request) and request.copy() copy only the outer dict: params and _meta are "
+                            "still the caller's. Copy the nested dicts too.")
+                return
     passed("retry_frame finished all three calls: the tag was added, the declined delete deleted nothing, "
            "and the confirmed one deleted the note. Each retry had a new id, the same arguments, answers under "
            "the keys of inputRequests and the requestState as it came.")
+
+
+def _changes(before, after):
+    """What a learner's code changed in the request it was given, in a few words."""
+    if not isinstance(after, dict):
+        return f"it is now {short(after)}"
+    changed = [key for key in sorted(set(before) | set(after)) if before.get(key) != after.get(key)]
+    params, old = after.get("params"), before["params"]
+    if changed == ["params"] and isinstance(params, dict):
+        added = [key for key in params if key not in old]
+        altered = [key for key in old if key in params and params[key] != old[key]]
+        words = ([f"its params gained {', '.join(added)}"] if added else []) + (
+            [f"its params.{', params.'.join(altered)} changed"] if altered else [])
+        return "; ".join(words) or "its params lost keys"
+    return f"its {', '.join(changed)} changed"
 
 
 def _is_input_required(message):
@@ -107,10 +133,10 @@ def _judge_retry(story, request, first, form, outcome, wire, expected):
     return True
 
 
-def _what_is_wrong(request, first, form, retry):
-    """(what is wrong, hint) for the first mistake in the retry, or None."""
+def _what_is_wrong(request, first, form, retry, *, judge_id=True):
+    """(what is wrong, hint) for the first mistake in the retry, or None (judge_id=False: the caller chose the id)."""
     params = retry.get("params")
-    if retry.get("id") == request["id"]:
+    if judge_id and retry.get("id") == request["id"]:
         return (f"Your retry reuses the first leg's id {request['id']!r}.",
                 "The retry is a new request and needs a new id (use new_id). The server cannot tell a reused id "
                 "here, because the first leg has its answer; but a client that matches replies by id could take "
@@ -203,8 +229,26 @@ LOOP_CASES = [
 ]
 
 
+STUBBORN_ROUNDS = 2  # max_rounds the check passes when the server keeps asking
+
+
+class StubbornSend(RecordingSend):
+    """A server that asks again after every answer: replays its first input_required reply under each new id."""
+
+    def __init__(self, wire, first_reply, *, max_sends):
+        super().__init__(wire, max_sends=max_sends, wait_s=REPLY_WAIT_S)
+        self.first_reply = first_reply
+
+    def __call__(self, frame):
+        self._one_more()
+        self.sent.append(copy.deepcopy(frame))
+        reply = {**copy.deepcopy(self.first_reply), "id": frame.get("id") if isinstance(frame, dict) else None}
+        self.replies.append(reply)
+        return copy.deepcopy(reply)
+
+
 def check_finish_call(finish_call, lab=None):
-    """finish_call(send, request, ask_user) must ask the user once per question and return the final reply."""
+    """finish_call(send, request, ask_user, max_rounds) must ask the user once per question and return the final reply."""
     if missing(finish_call):
         not_done("define finish_call(send, request, ask_user) first.")
         return
@@ -219,8 +263,74 @@ def check_finish_call(finish_call, lab=None):
                 return
             if not _judge_loop(f"The check called finish_call with {story}.", outcome, send, user, questions, sends):
                 return
+        if not _judge_stubborn(finish_call, wire):
+            return
     passed("finish_call asked the user once for each question, sent each retry with a fresh id, returned at once when "
-           "no input was needed, and handed back the -32021 error instead of asking a user the client cannot show.")
+           "no input was needed, handed back the -32021 error instead of asking a user the client cannot show, and "
+           f"stopped after max_rounds={STUBBORN_ROUNDS} retries to a server that kept asking.")
+
+
+def _judge_stubborn(finish_call, wire):
+    request = _first_leg("tag_note", {"note_id": "welcome"}, "stubborn-1")
+    first = _send(wire, request)
+    story = (f"The check called finish_call with max_rounds={STUBBORN_ROUNDS} and a server that asks again after "
+             "every answer.")
+    send, user = StubbornSend(wire, first, max_sends=MAX_SENDS), ScriptedUser({"tag": "again"})
+    outcome = attempt(finish_call, send, copy.deepcopy(request), user, STUBBORN_ROUNDS)
+    if isinstance(outcome.error, TooManySends):
+        failed(f"{story} Your loop sent {MAX_SENDS} frames and was still going: it never stopped at max_rounds.",
+               hint="A server may keep asking for ever; max_rounds is the client's limit on how often it answers.",
+               more="Count the retries and stop once max_rounds of them were sent, returning the last reply.")
+        return False
+    if isinstance(outcome.error, TypeError) and not send.sent:
+        failed(f"{story} Calling it raised {outcome.error_text}",
+               hint="The task's signature has a fourth parameter, max_rounds=3.")
+        return False
+    if outcome.error:
+        _report_exception(story, outcome.error, send)
+        return False
+    wanted = 1 + STUBBORN_ROUNDS
+    if len(send.sent) != wanted:
+        failed(f"{story} Your loop sent {len(send.sent)} frame(s); it should send {wanted}: the request and "
+               f"{STUBBORN_ROUNDS} retries.",
+               hint="Count the retries, not the frames, and check the count before each retry: an off-by-one "
+                    "sends one retry too many or too few.")
+        return False
+    if outcome.value != send.replies[-1]:
+        failed(f"{story} After the last retry your function returned {short(outcome.value)}, not the last reply.",
+               hint="When max_rounds runs out, return the last reply as it is, input_required and all: the caller "
+                    "decides what to tell the user.")
+        return False
+    return True
+
+
+def _report_exception(story, error, send):
+    """The learner's function raised: match the hint to what went wrong."""
+    last = send.replies[-1] if send.replies else None
+    where = _learner_line(error)
+    where_text = f" at `{where}`" if where else ""
+    if isinstance(error, TimeoutError):
+        failed(f"{story} No reply came to a frame your function sent: {error}",
+               hint="Only a frame with an id is answered; send whole requests.")
+    elif isinstance(last, dict) and "error" in last and isinstance(error, (KeyError, TypeError, AttributeError)):
+        failed(f"{story} After an error reply, your function raised {_error_text(error)}{where_text}",
+               server=server_said(last),
+               hint="An error reply has no \"result\": return such a reply as it is instead of reading into it.")
+    else:
+        failed(f"{story} Your function raised {_error_text(error)}{where_text}",
+               server=server_said(last) if last is not None else None,
+               hint="The exception comes from your own code, not from the server's reply: read that line again.")
+
+
+def _error_text(error):
+    return f"{type(error).__name__}: {error}"
+
+
+def _learner_line(error):
+    """The source line of the learner's code where the exception was raised, if it can be read."""
+    library = (str(Path(__file__).parent), sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"])
+    own = [f for f in traceback.extract_tb(error.__traceback__) if not f.filename.startswith(library)]
+    return (own[-1].line or "").strip() if own else ""
 
 
 def _judge_loop(story, outcome, send, user, questions, sends):
@@ -230,16 +340,15 @@ def _judge_loop(story, outcome, send, user, questions, sends):
                hint="Stop as soon as a reply is not input_required. If the server keeps asking, your retry is wrong: "
                     "run check_retry_frame first.")
         return False
+    if not _judge_retries(story, send, user):
+        return False
     if outcome.error:
-        failed(f"{story} Your function raised {outcome.error_text}",
-               server=server_said(send.replies[-1]) if send.replies else None,
-               hint="An error reply has no \"result\": read it with reply.get(\"result\") and return such a reply "
-                    "as it is.")
+        _report_exception(story, outcome.error, send)
         return False
     ids = [frame.get("id") for frame in send.sent]
     if len(set(map(repr, ids))) != len(ids):
         failed(f"{story} Your loop sent the ids {ids}: one of them twice.",
-               hint="Each retry is a new request: give each one its own id, e.g. f\"{request['id']}-{round}\".")
+               hint="Each retry is a new request and needs an id no earlier frame used.")
         return False
     if len(user.questions) != questions:
         asked = "no question" if questions == 0 else "one question"
@@ -250,8 +359,8 @@ def _judge_loop(story, outcome, send, user, questions, sends):
     for question in user.questions:
         if not (isinstance(question, dict) and "message" in question and "requestedSchema" in question):
             failed(f"{story} The user was shown {short(question)}.",
-                   hint="Give ask_user the question's params: its message and its requestedSchema, "
-                        "i.e. inputRequests[key][\"params\"].")
+                   hint="ask_user gets what the server asks: a message and the schema of the form.",
+                   more="That is the params of one entry of inputRequests, not the entry itself.")
             return False
     if len(send.sent) != sends:
         failed(f"{story} Your loop sent {len(send.sent)} frame(s); it should send {sends}.",
@@ -264,4 +373,20 @@ def _judge_loop(story, outcome, send, user, questions, sends):
                server=server_said(send.replies[-1]),
                hint="Return the reply send() gave you for the last frame.")
         return False
+    return True
+
+
+def _judge_retries(story, send, user):
+    """Blame a wrong retry on retry_frame, not on the loop, when the server asked again because of it."""
+    for number, retry in enumerate(send.sent[1:], start=1):
+        prompt = send.replies[number - 1] if number - 1 < len(send.replies) else None
+        if not (isinstance(retry, dict) and _is_input_required(prompt)):
+            continue
+        problem = _what_is_wrong(send.sent[0], prompt, user.form, retry, judge_id=False)
+        if problem is not None:
+            what, hint = problem
+            failed(f"{story} Retry {number} was wrong: {what}",
+                   server=server_said(send.replies[number]) if number < len(send.replies) else None,
+                   hint="finish_call sends the frames retry_frame makes: run check_retry_frame first.", more=hint)
+            return False
     return True

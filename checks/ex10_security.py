@@ -18,7 +18,7 @@ from mcpwire import frames
 from mcpwire.stdio import StdioWire
 from .attempt import attempt, missing
 from .servers import http_lab, stdio_lab
-from .verdict import failed, not_done, passed, server_said, short
+from .verdict import failed, not_done, passed, server_said, short, shown
 
 # --- a server with poisoned tools ------------------------------------------------------------------
 
@@ -200,10 +200,17 @@ ATTACKS = [
     ("Welcome", "is an uppercase alias: the same file on a case-insensitive disk"),
     ("w\u0435lcome", "has a Cyrillic е that looks like an e"),
     ("welcome.md", "is a file name, not an id"),
+    ("a--b", "has two hyphens in a row"),
+    ("-welcome", "starts with a hyphen"),
+    ("welcome-", "ends with a hyphen"),
+    ("-", "is a lone hyphen"),
+    ("note-\u0663", "ends in an Arabic-Indic digit three (٣), a digit to \\d unless re.ASCII is set"),
+    ("\uff11\uff12", "is two full-width digits (１２), digits to \\d unless re.ASCII is set"),
     ("a" * 65, "is longer than 64 characters"),
     ("", "is empty"),
     (None, "is not a string"),
     (42, "is not a string"),
+    (b"welcome", "is bytes, not a string"),
 ]
 LEGIT = ["welcome", "spindle-density", "lab-sync-2026-01-12", "journal-club-slow-oscillations", "a", "2026", "x" * 64]
 
@@ -238,13 +245,32 @@ def check_note_id_validator(is_safe_note_id, lab=None):
             reply = wire.request("tools/call", {"name": "read_note", "arguments": {"note_id": note_id}})
         server = f"read_note({note_id!r}) → {server_said(reply.message)}"
     verb = "refused" if safe else "accepted"
-    failed(f"Your validator {verb} {note_id!r}, which {why} ({len(wrong)} of {len(verdicts)} ids judged wrong).",
+    if safe:
+        failed(f"Your validator refused {note_id!r}, which {why} ({len(wrong)} of {len(verdicts)} ids judged wrong).",
+               server=server, hint="Do not refuse more than the rule does.",
+               more="A valid id is lowercase ASCII letters and digits in words joined by single hyphens, at most "
+                    "64 characters.")
+        return
+    failed(f"Your validator accepted {note_id!r}, which {why} ({len(wrong)} of {len(verdicts)} ids judged wrong).",
            server=server,
-           hint="Allow, do not block: fullmatch the whole id against lowercase ASCII words joined by single "
-                "hyphens, check the length, and refuse anything that is not a str. (re.ASCII keeps \\w and "
-                "[a-z] ASCII; fullmatch does not let a trailing newline through the way $ does.)"
-           if not safe else "A valid id is lowercase ASCII letters and digits in words joined by single hyphens, "
-                            "at most 64 characters: do not refuse more than that.")
+           hint="Allow, do not block: describe what a valid id is and accept only that, rather than listing "
+                "what to refuse.",
+           more=_more_for_attack(note_id))
+
+
+def _more_for_attack(note_id):
+    """The specific hint for an attack the validator let through."""
+    if not isinstance(note_id, str):
+        return "Test the type first: only a str can be an id, and a validator returns False rather than raise."
+    if not note_id.isascii():
+        return "In Python's re, \\d and \\w (and [a-z] with re.IGNORECASE) match non-ASCII characters unless re.ASCII is set."
+    if note_id.endswith("\n"):
+        return "$ also matches just before a trailing newline; a match of the whole string does not."
+    if "-" in note_id and not any(ch in note_id for ch in "./\\%~"):
+        return "A hyphen only ever sits between two letters or digits: never first, last or doubled."
+    if len(note_id) > 64:
+        return "The rule has a length too: at most 64 characters."
+    return "Match the id from its first character to its last against the rule."
 
 
 # --- task 3: an Origin and Host guard ------------------------------------------------------------
@@ -280,7 +306,7 @@ class _GuardedEndpoint:
                 outcome = attempt(endpoint.guard, self.headers.get("Host"), self.headers.get("Origin"), endpoint.port)
                 status = 200 if outcome.value is None else outcome.value
                 if outcome.error or status not in (200, 403, 421):
-                    endpoint.errors.append(outcome.error_text or f"guard returned {short(outcome.value)}")
+                    endpoint.errors.append(outcome.error_text or f"guard returned {shown(outcome.value)}")
                     status = 500
                 body = REFUSALS.get(status, "served").encode()
                 self.send_response(status)
@@ -328,7 +354,8 @@ def check_origin_guard(guard, lab=None):
         answers = [_post(client, url, endpoint.port, host, origin).status_code for _, host, origin, _ in GUARD_CASES]
         if endpoint.errors:
             failed(f"Your guard did not give an answer the endpoint can send: {endpoint.errors[0]}",
-                   hint="Return None to serve the request, 421 for a Host that is not this endpoint, 403 for a "
+                   hint="The endpoint sends the number you return as the HTTP status: an int, or None to serve.",
+                   more="Return None to serve the request, 421 for a Host that is not this endpoint, 403 for a "
                         "foreign Origin.")
             return
         wrong = [(case, got) for case, got in zip(GUARD_CASES, answers) if case[3] is not ANY and got not in case[3]]
@@ -342,7 +369,7 @@ def check_origin_guard(guard, lab=None):
                    f"({len(wrong)} of {len(GUARD_CASES)} requests answered wrong).",
                    server=f"the lab server (SDK 2.3.0) answers {lab_reply.status_code} "
                           f"{lab_reply.text if lab_reply.status_code in REFUSALS else '(it serves the request)'}",
-                   hint=_hint_for_guard(expected))
+                   hint=_hint_for_guard(expected)[0], more=_hint_for_guard(expected)[1])
             return
     other_port = answers[-1]
     passed(f"Your guard served the {sum(c[3] == SERVE for c in GUARD_CASES)} local requests and refused the "
@@ -353,11 +380,13 @@ def check_origin_guard(guard, lab=None):
 
 
 def _hint_for_guard(expected):
+    """(a nudge, the specific hint) for a request the guard answered wrong."""
     if expected == SERVE:
-        return ("Requests without an Origin come from programs, not from web pages: serve them when the Host is "
-                "this endpoint. Host is 'name:port', with the name 127.0.0.1 or localhost.")
+        return ("Requests without an Origin come from programs, not from web pages.",
+                "Serve them when the Host is this endpoint: 'name:port', with the name 127.0.0.1 or localhost.")
     if 421 in expected:
-        return ("Check Host first, against the exact values '127.0.0.1:{port}' and 'localhost:{port}': a prefix "
-                "test lets '127.0.0.1.evil.example' through. A rebinding page's Host names the attacker's domain.")
-    return ("Compare Origin exactly with 'http://127.0.0.1:{port}' and 'http://localhost:{port}'; 'null' and "
-            "https:// or other hosts are foreign. No Origin at all is fine.")
+        return ("A rebinding page's Host names the attacker's domain, even when the address is 127.0.0.1.",
+                "Check Host first, and compare the whole value: a prefix test lets '127.0.0.1.evil.example' through.")
+    return ("An Origin is a whole scheme://host:port; compare all of it.",
+            "Only this endpoint's own origins are local; 'null', https:// and other hosts are foreign. No Origin "
+            "at all is fine.")

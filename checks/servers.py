@@ -108,10 +108,17 @@ class RecordedLab:
     def __init__(self, proc, log):
         self.proc = proc
         self._log = log
+        self._at_stop = None
 
     def received(self):
-        """Every byte the server was sent so far, in order."""
-        return self._log.read_bytes()
+        """Every byte the server was sent, in order: up to now, or up to stop() once it was called."""
+        return self._at_stop if self._at_stop is not None else self._log.read_bytes()
+
+    def stop(self):
+        """Stop the server, keeping what it had received first (closing stdin flushes what the learner left)."""
+        if self._at_stop is None:
+            self._at_stop = self._log.read_bytes()
+        stop(self.proc)
 
 
 @contextmanager
