@@ -80,7 +80,8 @@ REQUESTS = st.one_of(
     st.tuples(st.just("tools/call"), TOOL_CALLS),
     st.tuples(
         st.just("prompts/get"),
-        st.fixed_dictionaries({"name": st.one_of(st.just("summarise_topic"), ODD_TEXT)}, optional={"arguments": st.dictionaries(ODD_TEXT, ODD_TEXT, max_size=3)}),
+        st.fixed_dictionaries({"name": st.one_of(st.just("summarise_topic"), ODD_TEXT)},
+                              optional={"arguments": st.dictionaries(ODD_TEXT, ODD_TEXT, max_size=3)}),
     ),
     st.tuples(st.just("completion/complete"), st.fixed_dictionaries({"ref": JSON, "argument": JSON})),
     st.tuples(UNLISTED_METHODS.filter(lambda m: m != "subscriptions/listen"), st.dictionaries(KEYS, JSON, max_size=3)),

@@ -33,9 +33,12 @@ MALFORMED = [
     ("params array", b'{"jsonrpc":"2.0","id":6,"method":"tools/list","params":[1]}', -32600, 6, 'Invalid Request: "params"'),
     ("a JSON string", b'"tools/list"', -32600, None, "Invalid Request: a message must be a JSON object"),
     # Valid JSON is never a parse error, however deep: too deep to process is an invalid request.
-    ("deep nesting", b'{"jsonrpc":"2.0","id":7,"method":"x","params":{"a":' + b"[" * 100_000 + b"]" * 100_000 + b"}}", -32600, 7, "Invalid Request: nested 100002 levels deep"),
-    ("deep nesting, string id", b'{"jsonrpc":"2.0","id":"d","method":"x","params":{"a":' + b"{\"b\":" * 250 + b"1" + b"}" * 250 + b"}}", -32600, "d", "Invalid Request: nested 252 levels deep"),
-    ("deep nesting, no closing brace", b'{"jsonrpc":"2.0","id":8,"method":"x","params":{"a":' + b"[" * 100_000 + b"]" * 100_000 + b"}", -32700, None, "Parse error: recursion limit"),
+    ("deep nesting", b'{"jsonrpc":"2.0","id":7,"method":"x","params":{"a":' + b"[" * 100_000 + b"]" * 100_000 + b"}}",
+     -32600, 7, "Invalid Request: nested 100002 levels deep"),
+    ("deep nesting, string id", b'{"jsonrpc":"2.0","id":"d","method":"x","params":{"a":' + b"{\"b\":" * 250 + b"1" + b"}" * 250 + b"}}",
+     -32600, "d", "Invalid Request: nested 252 levels deep"),
+    ("deep nesting, no closing brace", b'{"jsonrpc":"2.0","id":8,"method":"x","params":{"a":' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+     -32700, None, "Parse error: recursion limit"),
 ]
 
 
