@@ -10,7 +10,7 @@ SOLUTIONS = $(sort $(wildcard solutions/*.ipynb))
 EXERCISES = $(sort $(wildcard exercises/*.ipynb))
 NBVAL = --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg --nbval-cell-timeout=60 -p no:cacheprovider
 
-.PHONY: lab test test-code test-notebooks outputs exercises bench clean
+.PHONY: lab test lint test-code test-notebooks outputs exercises bench clean
 
 # Reinstall only when the dependency list changes, so a second `make lab` starts in seconds.
 $(STAMP): pyproject.toml
@@ -22,7 +22,11 @@ $(STAMP): pyproject.toml
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks $(LAB_OPTS)
 
-test: test-code test-notebooks
+test: lint test-code test-notebooks
+
+# The linter (its rules are in pyproject.toml) before any test runs.
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
 
 test-code: $(STAMP)
 	$(PY) -m pytest -n 2 --dist loadfile tests
