@@ -13,7 +13,7 @@ from .verdict import failed, not_done, passed, server_said, short
 
 REPLY_WAIT_S = 10
 SUMMARY = "Spindle density predicts overnight recall in our pilot data."
-FOLDER = "file:///home/you/lab-exports/"
+FOLDER = "file:///lab/exports/"
 
 # story, tool, capability, what the final text must contain
 CASES = [

@@ -100,7 +100,7 @@ def register_input_tools(mcp: MCPServer, store: NoteStore) -> None:
         if not usable:
             raise ToolError("None of the client's roots is a file:// URI, so there is nowhere to export to.")
         note = existing_note(ctx, note_id)
-        return f"{note.id} would be written to {usable[0].rstrip('/')}/{note.id}.md ({len(usable)} usable roots)."
+        return f"{note.id} would be written to {usable[0].rstrip('/')}/{note.id}.md (usable roots: {len(usable)})."
 
     @mcp.tool(annotations=ToolAnnotations(read_only_hint=True, open_world_hint=True))
     async def publish_note(note_id: NoteId, ctx: Context) -> str | InputRequiredResult:

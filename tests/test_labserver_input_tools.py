@@ -105,7 +105,7 @@ def test_plan_export_names_the_file_under_the_first_root(server):
     asked = first_leg(server, frame)
     roots = {"roots": [{"uri": "file:///home/you/exports/"}, {"uri": "file:///tmp/"}]}
     done, _ = server.result("tools/call", retry_with(frame, "r-4", {ROOTS_KEY: roots}, asked["requestState"]))
-    assert text_of(done) == "welcome would be written to file:///home/you/exports/welcome.md (2 usable roots)."
+    assert text_of(done) == "welcome would be written to file:///home/you/exports/welcome.md (usable roots: 2)."
 
 
 def test_roots_that_are_not_file_uris_are_refused_before_the_tool_runs(server):
