@@ -1,49 +1,111 @@
-# The two commands: `make lab` and `make test`. Both set everything up first.
+# The two commands: `make lab` and `make test`. Both set everything up first, from the lock.
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
-STAMP  := $(VENV)/.installed-stamp
+LAB_STAMP  := $(VENV)/.lab-stamp
+TEST_STAMP := $(VENV)/.test-stamp
 LAB_OPTS ?=
+# JupyterLab reads settings overrides from its own prefix: the kit's lab opens without the news prompt.
+LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.d/mcp-on-the-wire.json
+# uv or pip. uv is the fast path; pip installs the same locked set, more slowly.
+INSTALLER ?= uv
+
+# pyproject.toml is the one human-edited list (ranges); `make lock` writes the exact set from it.
+LOCK_LAB  := requirements/lab.txt
+LOCK_TEST := requirements/test.txt
+LOCK_UV   := requirements/uv.txt
+UV_VERSION := $(shell sed -n 's/^uv==\([0-9.]*\).*/\1/p' $(LOCK_UV))
+# A uv already on PATH is used as it is; otherwise the system Python fetches the locked one once per machine.
+UV_HOME ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mcp-on-the-wire/uv-$(UV_VERSION)
+UV ?= $(or $(shell command -v uv 2>/dev/null),$(UV_HOME)/bin/uv)
+LOCK_FLAGS = --universal --python-version 3.11.5 --generate-hashes --custom-compile-command "make lock" --quiet \
+             $(if $(UPGRADE),--upgrade)
 
 LESSONS   = $(sort $(wildcard notebooks/*.ipynb))
 SOLUTIONS = $(sort $(wildcard solutions/*.ipynb))
 EXERCISES = $(sort $(wildcard exercises/*.ipynb))
+FIRST_LESSON = $(notdir $(firstword $(LESSONS)))
 NBVAL = --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg --nbval-cell-timeout=60 -p no:cacheprovider
+SUBMISSIONS ?= submissions
 
-.PHONY: lab test lint test-code test-notebooks outputs exercises bench clean
+.PHONY: lab test lint test-code test-notebooks outputs exercises bench lock canary grade nbgrader clean
 
-# Reinstall only when the dependency list changes, so a second `make lab` starts in seconds.
-$(STAMP): pyproject.toml
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
-	touch $(STAMP)
+# Installs one lock file into .venv (created if missing), then the kit itself without touching its pins.
+# Falls back to pip when uv cannot be had.
+define install_lock
+	@if [ "$(INSTALLER)" = uv ] && { [ -x "$(UV)" ] || $(PYTHON) -m pip install --quiet --disable-pip-version-check \
+	      --no-warn-script-location --target "$(UV_HOME)" --require-hashes -r $(LOCK_UV) >/dev/null 2>&1; }; then \
+	  set -e; \
+	  test -x $(PY) || "$(UV)" venv --quiet --python "$(PYTHON)" $(VENV); \
+	  "$(UV)" pip install --quiet --python $(PY) --require-hashes -r $(1); \
+	  "$(UV)" pip install --quiet --python $(PY) --no-deps -e .; \
+	else \
+	  set -e; \
+	  echo "installing with pip from $(1) (uv is not available or INSTALLER=pip)"; \
+	  test -x $(PY) || $(PYTHON) -m venv $(VENV); \
+	  $(PY) -m pip install --quiet --disable-pip-version-check --require-hashes -r $(1); \
+	  $(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e .; \
+	fi
+endef
 
-lab: $(STAMP)
-	$(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks $(LAB_OPTS)
+# Reinstall only when the lock or the package changes, so a second `make lab` starts in seconds.
+$(LAB_STAMP): $(LOCK_LAB) pyproject.toml
+	$(call install_lock,$(LOCK_LAB))
+	touch $@
+
+$(LAB_SETTINGS): jupyter-settings/mcp-on-the-wire.json | $(LAB_STAMP)
+	mkdir -p $(dir $@) && cp $< $@
+
+# The test lock is the lab lock plus the test tools, at the same versions.
+$(TEST_STAMP): $(LOCK_TEST) $(LOCK_LAB) pyproject.toml
+	$(call install_lock,$(LOCK_TEST))
+	touch $(LAB_STAMP) $@
+
+lab: $(LAB_STAMP) $(LAB_SETTINGS)
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks --LabApp.default_url=/lab/tree/$(FIRST_LESSON) $(LAB_OPTS)
 
 test: lint test-code test-notebooks
 
 # The linter (its rules are in pyproject.toml) before any test runs.
-lint: $(STAMP)
+lint: $(TEST_STAMP)
 	$(VENV)/bin/ruff check .
 
-test-code: $(STAMP)
+test-code: $(TEST_STAMP) $(LAB_SETTINGS)
 	$(PY) -m pytest -n 2 --dist loadfile tests
 
-test-notebooks: $(STAMP)
-	$(PY) -m pytest -n 2 --dist loadfile --nbval $(NBVAL) $(LESSONS) $(SOLUTIONS)
-	$(if $(EXERCISES),$(PY) -m pytest -n 2 --dist loadfile --nbval-lax $(NBVAL) $(EXERCISES))
+test-notebooks: $(TEST_STAMP)
+	$(PY) -m pytest -n 2 --dist loadfile --nbval $(NBVAL) -o junit_family=xunit1 --junitxml=artifacts/junit-notebooks.xml $(LESSONS) $(SOLUTIONS)
+	$(if $(EXERCISES),$(PY) -m pytest -n 2 --dist loadfile --nbval-lax $(NBVAL) -o junit_family=xunit1 --junitxml=artifacts/junit-exercises.xml $(EXERCISES))
+
+# Rewrites requirements/*.txt from pyproject.toml. Versions already locked stay unless a range excludes
+# them; `make lock UPGRADE=1` takes the newest the ranges allow.
+lock:
+	@[ -x "$(UV)" ] || $(PYTHON) -m pip install --quiet --target "$(UV_HOME)" --require-hashes -r $(LOCK_UV)
+	"$(UV)" pip compile pyproject.toml --extra test $(LOCK_FLAGS) -o $(LOCK_TEST)
+	"$(UV)" pip compile pyproject.toml $(LOCK_FLAGS) -c $(LOCK_TEST) -o $(LOCK_LAB)
+	"$(UV)" pip compile --group pyproject.toml:bootstrap $(LOCK_FLAGS) -o $(LOCK_UV)
+
+# The newest releases pyproject.toml allows, in a throwaway copy: which packages moved, what broke.
+canary: $(LAB_STAMP)
+	$(PY) scripts/canary.py --uv "$(UV)" --python "$(PYTHON)"
+
+# Grades every learner notebook under SUBMISSIONS/ into grades.csv and grades.html there.
+grade: $(LAB_STAMP)
+	$(PY) -m checks.grade $(SUBMISSIONS)
+
+# nbgrader source notebooks (the solutions with nbgrader cell metadata) for courses that use nbgrader.
+nbgrader: $(LAB_STAMP)
+	$(PY) scripts/make_exercises.py --nbgrader $(or $(NBGRADER_SOURCE),nbgrader/source)
 
 # Re-executes the lessons and solutions and stores their outputs (the nbval expectations).
-outputs: $(STAMP)
+outputs: $(TEST_STAMP)
 	$(PY) scripts/refresh_outputs.py $(LESSONS) $(SOLUTIONS)
 
 # Regenerates the learner versions in exercises/ from solutions/.
-exercises: $(STAMP)
+exercises: $(LAB_STAMP)
 	$(PY) scripts/make_exercises.py
 
-bench: $(STAMP)
+bench: $(TEST_STAMP)
 	$(PY) -m bench
 
 clean:

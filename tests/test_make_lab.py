@@ -1,4 +1,4 @@
-"""`make lab` opens JupyterLab on the lessons, with the exercises one click away."""
+"""`make lab` opens JupyterLab on lesson 00, with the exercises one click away and no news prompt."""
 
 import os
 import signal
@@ -20,8 +20,9 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture
-def lab(tmp_path):
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("make-lab")
     port = free_port()
     env = {
         **os.environ,
@@ -74,3 +75,19 @@ def test_make_lab_serves_the_lessons_folder_with_the_exercises_inside(lab):
     assert lessons and lessons <= top, "the file browser opens on the lessons"
     assert "exercises" in top
     assert {p.name for p in (ROOT / "exercises").glob("*.ipynb")} <= names(lab, "exercises")
+
+
+def test_make_lab_opens_lesson_00(lab):
+    reply = httpx.get(f"{lab}/", params={"token": TOKEN}, timeout=10)
+    first = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))[0]
+    assert reply.status_code == 302 and reply.headers["location"].split("?")[0] == f"/lab/tree/{first}"
+
+
+def test_the_kits_lab_asks_no_news_question(lab):
+    # JupyterLab asks about news while fetchNews is "none"; the kit's settings answer it, in the lab's
+    # own prefix (this lab runs with an empty HOME, so no user setting is involved).
+    reply = httpx.get(f"{lab}/lab/api/settings/@jupyterlab/apputils-extension:notification",
+                      params={"token": TOKEN}, timeout=10)
+    reply.raise_for_status()
+    defaults = reply.json()["schema"]["properties"]
+    assert defaults["fetchNews"]["default"] == "false" and defaults["checkForUpdates"]["default"] is False
