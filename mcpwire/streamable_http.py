@@ -1,7 +1,8 @@
 """The Streamable HTTP transport by hand: one POST per message, a JSON or SSE reply.
 
 Headers are derived from the frame (see `mcpwire.headers`) and every one can be
-overridden or dropped, so a lesson can break them on purpose.
+overridden or dropped, so a lesson can break them on purpose. What every wire
+does, and where HTTP differs from stdio, is in `mcpwire.wire`.
 """
 
 import json
@@ -16,6 +17,7 @@ from .http11 import Connection
 from .reply import Reply
 from .sse import SseParser
 from .transcript import Exchange, Transcript
+from .wire import RAW_TIMEOUT
 
 
 class HttpWire:
@@ -37,6 +39,7 @@ class HttpWire:
         self._lock = threading.Lock()
         self._process = None
         self._finalizer = None
+        self._closed = False
 
     @classmethod
     def labserver(cls, *extra_args, timeout=10.0, startup_timeout=30.0):
@@ -58,6 +61,20 @@ class HttpWire:
         wire._finalizer = process.reap_on_collect(wire, server)
         return wire
 
+    @property
+    def closed(self):
+        """True once `close()` was called, or the lab server this wire started has exited."""
+        return self._closed or (self._process is not None and self._process.poll() is not None)
+
+    @property
+    def next_id(self):
+        """The id `request()` gives the next request: one more than the highest integer id sent so far."""
+        return self._next_id
+
+    def one_message(self, text):
+        """HTTP carries a body as typed: `text` itself."""
+        return text
+
     def __enter__(self):
         return self
 
@@ -65,10 +82,13 @@ class HttpWire:
         self.close()
 
     def __repr__(self):
-        return "<HttpWire (lab server)>" if self._process is not None else "<HttpWire>"
+        where = "lab server" if self._process is not None else ""
+        state = ", ".join(part for part in (where, "closed" if self.closed else "") if part)
+        return f"<HttpWire ({state})>" if state else "<HttpWire>"
 
     def close(self):
         """Drop the connections and stop the server if we started it. Idempotent."""
+        self._closed = True
         with self._lock:
             for connection in self._idle:
                 connection.close()
@@ -116,8 +136,12 @@ class HttpWire:
         self._remember(frame, reply)
         return reply
 
-    def send_raw(self, body, headers=None, *, timeout=None):
-        """POST exactly `body` (str or bytes). Headers are derived from it when it parses as a frame."""
+    def send_raw(self, body, headers=None, *, timeout=RAW_TIMEOUT):
+        """POST exactly `body` (str or bytes). Headers are derived from it when it parses as a frame.
+
+        Returns the Reply, or None when no complete reply came within `timeout` (what did
+        arrive is in the transcript).
+        """
         text = body.decode("utf-8", "surrogateescape") if isinstance(body, bytes) else body
         try:
             frame = json.loads(text)
@@ -125,7 +149,13 @@ class HttpWire:
             frame = None
         frame = frame if isinstance(frame, dict) else {}
         method = frame.get("method") if isinstance(frame.get("method"), str) else None
-        return self._post(text, self.headers_for(frame, None, headers), method, frame.get("id"), timeout, None)
+        frame_id = frame.get("id")
+        if isinstance(frame_id, int) and not isinstance(frame_id, bool) and frame_id >= self._next_id:
+            self._next_id = frame_id + 1
+        try:
+            return self._post(text, self.headers_for(frame, None, headers), method, frame_id, timeout, None)
+        except WireTimeout:
+            return None
 
     def _remember(self, frame, reply):
         """Keep what later requests need: tool definitions, and (legacy only) the session and version."""

@@ -24,7 +24,7 @@ from test_hardening_support import (
 )
 
 from mcpwire import HttpWire, ServerExited, StdioWire, WireError, WireTimeout, frames, process
-from mcpwire import stdio as stdio_module
+from mcpwire import lines as lines_module
 
 # Answers request 1 with a 3 MB line, then request 2 normally.
 HUGE_THEN_SMALL = python(
@@ -97,7 +97,7 @@ def test_an_endless_line_times_out_in_bounded_client_memory():
 
 
 def test_a_reply_over_the_line_limit_is_a_reply_that_says_so(monkeypatch):
-    monkeypatch.setattr(stdio_module, "MAX_LINE_BYTES", 1024 * 1024)
+    monkeypatch.setattr(lines_module, "MAX_LINE_BYTES", 1024 * 1024)
     with StdioWire(HUGE_THEN_SMALL, timeout=10) as wire:
         huge = wire.request("tools/list", id=1)
         assert not huge.ok and "line of 3000045 bytes, over mcpwire's limit of 1048576" in huge.problem

@@ -1,5 +1,7 @@
 import json
 import sys
+import threading
+import time
 
 import pytest
 
@@ -181,3 +183,48 @@ def test_legacy_handshake_over_stdio():
         assert wire.send(frames.legacy_initialized()) is None
         tools = wire.send(frames.legacy_request("tools/list", id=2))
         assert tools.ok and "resultType" not in tools.result
+
+
+HELLO_THEN_ANSWER = python("import sys; print('{\"jsonrpc\":\"2.0\",\"method\":\"notifications/hello\"}', flush=True); "
+                           "sys.stdin.readline(); print('{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}', flush=True); "
+                           "sys.stdin.read()")
+
+
+def test_a_line_that_breaks_filing_is_kept_as_a_reply_and_reading_goes_on(monkeypatch):
+    from mcpwire.matching import Matcher
+    real_file = Matcher.file
+
+    def breaks_on_hello(matcher, line):
+        if b"hello" in line:
+            raise TypeError("an unexpected value")
+        return real_file(matcher, line)
+    monkeypatch.setattr(Matcher, "file", breaks_on_hello)
+    with StdioWire(HELLO_THEN_ANSWER, timeout=5) as wire:
+        assert wire.request("tools/list").ok  # a past reader died here, and every later request timed out
+        kept = wire.read(timeout=2)
+        assert "could not file this line (TypeError: an unexpected value)" in kept.problem and b"hello" in kept.raw
+
+
+def test_notifications_arrive_while_nobody_waits():
+    with StdioWire(HELLO_THEN_ANSWER, timeout=5) as wire:
+        deadline = time.monotonic() + 5
+        while not wire.notifications and time.monotonic() < deadline:
+            time.sleep(0.05)  # no call on the wire: the background reader files it
+        assert wire.notifications == [{"jsonrpc": "2.0", "method": "notifications/hello"}]
+
+
+def test_many_threads_waiting_on_one_wire_each_get_their_own_reply(stdio_wire):
+    replies = {}
+
+    def ask(n):  # different pauses, so the replies come back out of order
+        try:
+            replies[n] = stdio_wire.send(frames.request("tools/call", {"name": "reindex", "arguments": {"pause_ms": n}},
+                                                        id=f"t-{n}"), timeout=60).id
+        except Exception as error:  # shown in the assertion below, not lost on the thread
+            replies[n] = error
+    threads = [threading.Thread(target=ask, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(90)
+    assert replies == {n: f"t-{n}" for n in range(8)}

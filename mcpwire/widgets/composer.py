@@ -2,7 +2,9 @@
 
 Sending runs on a worker thread, so the notebook stays responsive; the wire's
 timeout turns a silent server into a visible message. `send()` returns a Future
-whose result (an `Outcome`) is ready only after the widgets show it.
+whose result (an `Outcome`) is ready only after the widgets show it. The composer
+uses only what every wire offers (`mcpwire.wire.Wire`), so it works the same on
+both transports.
 """
 
 import html
@@ -18,6 +20,7 @@ from . import panels, sending
 from .templates import RAW, client_methods, template_text
 
 NBSP = "\u00a0"
+STARTUP_S = 30.0  # the first Send to a server the composer started may wait this long: starting takes a while
 HISTORY_HEAD = f"{'#':>3}  {'method':<26} {'status':<22} {'bytes up':>10}  {'bytes down':>11}  {'tokens ↑/↓':>11}"
 
 
@@ -42,9 +45,9 @@ class FrameComposer(widgets.VBox):
     def __init__(self, wire=None, *, transport="stdio", method="tools/list", frame=None, timeout=5.0):
         self.wire = wire if wire is not None else _start(transport)
         self._owns_wire = wire is None
+        self._starting = wire is None  # no reply from the server we started yet
         self.history = []  # one Outcome per Send, oldest first
         self.last_send = None
-        self._next_id = 1
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="frame-composer")
         self._quiet = False  # set while the composer itself fills widgets, so observers do not react
         self._listing = False  # set while the history list is rebuilt (that resets its selection)
@@ -88,7 +91,7 @@ class FrameComposer(widgets.VBox):
         headers_box = widgets.VBox([
             widgets.HTML("<b>HTTP headers</b> (Host and Content-Length are added when sending)"),
             self.headers_editor, widgets.HBox([self.derive_button, self.headers_note])])
-        headers_box.layout.display = None if self.wire.transport == "http" else "none"
+        headers_box.layout.display = None if self.wire.headers_for({}) else "none"  # only HTTP has headers
         super().__init__([
             widgets.HTML(panels.STYLE),
             widgets.HTML(f'<div class="mw-transport"><b>Frame composer</b> · {panels.wire_label(self.wire)}</div>'),
@@ -140,7 +143,7 @@ class FrameComposer(widgets.VBox):
             self._quiet = False
 
     def _fill_template(self):
-        self.editor.value = template_text(self.method_picker.value, self._next_id)
+        self.editor.value = template_text(self.method_picker.value, self.wire.next_id)
 
     def _on_method(self, change):
         if not self._quiet:
@@ -153,8 +156,6 @@ class FrameComposer(widgets.VBox):
 
     def _derive_headers(self, force=False):
         """Refresh the header list from the frame, unless the learner has edited it (then only on request)."""
-        if self.wire.transport != "http":
-            return
         frame = sending.parse(self.editor.value)
         self._derived_headers = self.wire.headers_for(frame if isinstance(frame, dict) else {})
         derived_text = _header_lines(self._derived_headers)
@@ -182,7 +183,7 @@ class FrameComposer(widgets.VBox):
             self.headers_note.value = '<span class="mw-ok">derived from the frame</span>'
 
     def _header_overrides(self):
-        if self.wire.transport != "http" or not self._headers_edited():
+        if not self._headers_edited():
             return None
         edited, _ = sending.parse_header_lines(self.headers_editor.value)
         return sending.header_overrides(self._derived_headers, edited)
@@ -201,7 +202,11 @@ class FrameComposer(widgets.VBox):
 
     def _send_and_show(self, text, raw, headers, timeout, mode):
         try:
-            outcome = sending.send(self.wire, text, raw=raw, headers=headers, timeout=timeout)
+            restarted = self._restart_if_closed()
+            outcome = sending.send(self.wire, text, raw=raw, headers=headers,
+                                   timeout=max(timeout, STARTUP_S) if self._starting else timeout)
+            self._starting = self._starting and outcome.reply is None
+            outcome.notes[:0] = [restarted] if restarted else []
             self.reply_view.value = panels.outcome_html(outcome)
             self.status.value = ""
             self._remember(outcome, mode)
@@ -213,11 +218,22 @@ class FrameComposer(widgets.VBox):
         finally:
             self.send_button.disabled = False
 
+    def _restart_if_closed(self):
+        """After Run All, a Try-it composer's wire was closed by the lesson's last cell: start a lab server of our own.
+
+        Not the same server started again: its notes folder may be gone by then.
+        """
+        if not self.wire.closed:
+            return None
+        closed, self.wire = self.wire, _start(self.wire.transport)
+        if self._owns_wire:
+            closed.close()
+        self._owns_wire = self._starting = True
+        return (f"The wire this composer was given is closed (a lesson's last cell closes its servers), so it started "
+                f"a lab server of its own over {closed.transport}, with a fresh copy of the sample notes; that server "
+                "stops when the composer closes. What the old server held (notes you wrote, a legacy session) is not there.")
+
     def _remember(self, outcome, mode):
-        frame = sending.parse(outcome.text)
-        frame_id = frame.get("id") if isinstance(frame, dict) else None
-        if isinstance(frame_id, int) and not isinstance(frame_id, bool):
-            self._next_id = max(self._next_id, frame_id + 1)
         self.history.append(outcome)
         self._saved_modes.append(mode)
         self._listing = True
@@ -260,9 +276,8 @@ class FrameComposer(widgets.VBox):
         picked, headers_text = self._saved_modes[index]
         self._pick_quietly(picked)
         self.editor.value = self.history[index].text
-        if self.wire.transport == "http":
-            self.headers_editor.value = headers_text
-            self._on_headers_edit(None)
+        self.headers_editor.value = headers_text
+        self._on_headers_edit(None)
 
     def _export(self, kind):
         index = self.history_rows.value

@@ -75,15 +75,16 @@ def header_overrides(derived, edited):
     return overrides
 
 
-def _wire_form(text, frame, raw, transport):
+def _wire_form(text, frame, raw, wire):
     """(payload, notes): the text that goes on the wire for what the editor holds."""
     if frame is not NOT_JSON and not raw:
         return frames.dumps(frame), []
-    if transport == "stdio" and "\n" in text.strip("\n"):
-        lines = text.strip("\n").count("\n") + 1
-        return text.strip("\n").replace("\r\n", " ").replace("\n", " "), [
-            f"stdio ends a message at each newline: the {lines} lines were sent as one line, joined with spaces"]
-    return text.strip("\n") if transport == "stdio" else text, []
+    payload = wire.one_message(text)
+    lines = text.strip("\n").count("\n") + 1
+    if lines > 1 and "\n" not in payload:
+        return payload, [f"{wire.transport} ends a message at each newline: the {lines} lines were sent as one line, "
+                         "joined with spaces"]
+    return payload, []
 
 
 def _sendable_id(frame):
@@ -94,7 +95,7 @@ def _sendable_id(frame):
 def send(wire, text, *, raw=False, headers=None, timeout=5.0):
     """Send the editor's text on `wire` and collect everything the composer shows. Never raises."""
     frame, problems = check(text)
-    payload, notes = _wire_form(text, frame, raw, wire.transport)
+    payload, notes = _wire_form(text, frame, raw, wire)
     method = frame.get("method") if isinstance(frame, dict) and isinstance(frame.get("method"), str) else None
     outcome = Outcome(text, payload, method, problems, notes)
     before = len(wire.transcript)
@@ -118,15 +119,11 @@ def send(wire, text, *, raw=False, headers=None, timeout=5.0):
 
 
 def _post(wire, frame, payload, raw, headers, timeout):
-    listening = isinstance(frame, dict) and frame.get("method") == "subscriptions/listen"
-    if wire.transport == "http":
-        if isinstance(frame, dict) and not raw:
-            # a listen request is an open stream: read it for `timeout` seconds, then close it
-            return wire.send(frame, headers, timeout=timeout, stream_for=timeout if listening else None)
-        return wire.send_raw(payload, headers, timeout=timeout)
     if isinstance(frame, dict) and not raw and _sendable_id(frame):
-        return wire.send(frame, timeout=timeout)
-    return wire.send_raw(payload, timeout=timeout)
+        # a listen request stays open: take what it sends for `timeout` seconds, then stop
+        listening = frame.get("method") == "subscriptions/listen"
+        return wire.send(frame, headers, timeout=timeout, stream_for=timeout if listening else None)
+    return wire.send_raw(payload, headers, timeout=timeout)
 
 
 def _exchange_for(wire, before, payload):

@@ -1,0 +1,209 @@
+"""Which request a line from a stdio server answers. No I/O and no threads: feed it what
+was sent and what came back, and it says what each line is.
+
+Replies can come back in any order, so they are matched by id. Two kinds of send
+wait for an answer:
+
+- a *request* (`REQUEST`): matched by its id, and collected later by `wait(id)`;
+- a *raw send* (`RAW`), typed by hand and maybe malformed: matched by its id when
+  one can be read from it, or else by an error reply whose id is null (a server
+  that cannot read the id answers so); the oldest raw send takes such a reply.
+
+A notification that carries the `progressToken` of a request is tied to that
+request; every other message is *unsolicited* and goes to whoever reads them.
+The caller keeps the clock: `give_up(pending)` when it stops waiting, `close()`
+when the stream ends.
+"""
+
+import json
+import re
+import time
+from collections import deque
+
+from .reply import Reply
+from .transcript import Exchange
+
+REQUEST, RAW = "request", "raw"
+_ID_AT_START = re.compile(rb'\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d+|"[^"\\]*")')
+
+
+def _key(value):
+    """An id or progress token we can look up; a list or object (unhashable) matches nothing, so None."""
+    return None if isinstance(value, (list, dict)) else value
+
+
+def _method_of(text):
+    try:
+        method = json.loads(text).get("method")
+    except (ValueError, AttributeError, RecursionError):
+        return None
+    return method if isinstance(method, str) else None
+
+
+class Pending:
+    """A line we wrote that waits for an answer, and everything that came back for it so far."""
+
+    def __init__(self, kind, frame_id, method, payload, line, progress_token=None):
+        self.kind = kind
+        self.id = frame_id
+        self.method = method
+        self.payload = payload  # the JSON text (or whatever was typed), without the newline
+        self.line = line  # the exact bytes written
+        self.progress_token = _key(progress_token)
+        self.started = time.perf_counter()
+        self.down = []  # (line bytes, text) of its notifications, then of its reply
+        self.notes = []
+        self.reply = None
+        self.given_up = False
+
+    @property
+    def answered(self):
+        return self.reply is not None
+
+    def describe(self):
+        return f"id {self.id!r} ({self.method})" if self.method else f"id {self.id!r}"
+
+    def exchange(self):
+        """The transcript entry: what went up, and every line that came down for it."""
+        return Exchange(transport="stdio", method=self.method, id=self.id, up=self.line,
+                        down=b"".join(line for line, _ in self.down), up_payloads=[self.payload],
+                        down_payloads=[text for _, text in self.down],
+                        elapsed_ms=(time.perf_counter() - self.started) * 1000)
+
+
+class Filed:
+    """What one line from the server turned out to be.
+
+    `pending` is the send it answered or belongs to (None: unsolicited); `reply` is set
+    for an answer or an unsolicited message; `exchange` is the transcript entry it
+    completes, if any; `notification` is the message when it was a notification.
+    """
+
+    def __init__(self, reply=None, pending=None, exchange=None, notification=None):
+        self.reply, self.pending, self.exchange, self.notification = reply, pending, exchange, notification
+
+
+class Matcher:
+    """Pairs each line a server writes with the send it answers."""
+
+    def __init__(self):
+        self._by_id = {}  # id -> deque of Pending not yet answered, oldest first
+        self._raw = deque()  # raw sends not yet answered, oldest first (for id-null error replies)
+        self._by_token = {}  # progressToken -> Pending
+        self._to_collect = {}  # id -> deque of requests that `wait(id)` has not returned yet
+        self.closed = False
+
+    # --- the sending side --------------------------------------------------------
+
+    def expect(self, pending):
+        """Start waiting for `pending`'s answer."""
+        if _key(pending.id) is not None:
+            self._by_id.setdefault(pending.id, deque()).append(pending)
+        if pending.kind == REQUEST:
+            self._to_collect.setdefault(pending.id, deque()).append(pending)
+        else:
+            self._raw.append(pending)
+        if pending.progress_token is not None:
+            self._by_token[pending.progress_token] = pending
+
+    def to_collect(self, frame_id):
+        """The oldest request written with this id that has not been collected (KeyError if none)."""
+        waiting = self._to_collect.get(_key(frame_id))
+        if not waiting:
+            raise KeyError(f"no request with id {frame_id!r} was written on this wire")
+        return waiting[0]
+
+    def collected(self, pending):
+        waiting = self._to_collect.get(pending.id)
+        if waiting and waiting[0] is pending:
+            waiting.popleft()
+            if not waiting:
+                del self._to_collect[pending.id]
+
+    def give_up(self, pending):
+        """Stop waiting for `pending`; returns its transcript entry (what was written, and any notes), once.
+
+        A reply that still comes later is unsolicited.
+        """
+        if pending.given_up or pending.answered:
+            return None
+        pending.given_up = True
+        self._forget(pending)
+        return pending.exchange()
+
+    def _forget(self, pending):
+        waiting = self._by_id.get(_key(pending.id))
+        if waiting and pending in waiting:
+            waiting.remove(pending)
+            if not waiting:
+                del self._by_id[pending.id]
+        if pending in self._raw:
+            self._raw.remove(pending)
+        if self._by_token.get(pending.progress_token) is pending:
+            del self._by_token[pending.progress_token]
+
+    # --- the receiving side ------------------------------------------------------
+
+    def file(self, line):
+        """File one line (bytes, newline included if it had one)."""
+        body = line.rstrip(b"\n")
+        reply = Reply.from_bytes(body)
+        message = reply.message if isinstance(reply.message, dict) else {}
+        text = body.decode("utf-8", "replace")
+        if "result" in message or "error" in message:
+            pending = self._answered_by(message.get("id"))
+            if pending is not None:
+                return self._answer(pending, line, text, reply)
+        elif "method" in message:
+            params = message.get("params")
+            token = _key(params.get("progressToken")) if isinstance(params, dict) else None
+            owner = self._by_token.get(token) if token is not None else None
+            if owner is not None:
+                owner.down.append((line, text))
+                owner.notes.append(message)
+                return Filed(pending=owner, notification=message)
+            return self._unsolicited(line, text, reply, message, notification=message)
+        return self._unsolicited(line, text, reply, message)
+
+    def file_oversized(self, head, size, limit):
+        """A line over the size limit, of which only `head` was kept.
+
+        If the head shows the id of a send we wait for, that send gets a Reply saying what happened.
+        """
+        problem = f"the server wrote a line of {size} bytes, over mcpwire's limit of {limit}; it was dropped"
+        reply = Reply(None, head, problem=problem)
+        text = head.decode("utf-8", "replace")
+        pending = self._answered_by(id_at_start(head))
+        if pending is not None:
+            return self._answer(pending, head, text, reply)
+        return self._unsolicited(head, text, reply, {})
+
+    def close(self):
+        """The stream ended: no send still waiting will be answered."""
+        self.closed = True
+
+    def _answered_by(self, reply_id):
+        """The oldest send this reply answers: by id, or (id null) the oldest raw send."""
+        if reply_id is None:
+            return self._raw[0] if self._raw else None
+        waiting = self._by_id.get(_key(reply_id))
+        return waiting[0] if waiting else None
+
+    def _answer(self, pending, line, text, reply):
+        self._forget(pending)
+        pending.down.append((line, text))
+        reply.notifications, reply.method = pending.notes, pending.method
+        pending.reply = reply
+        return Filed(reply, pending, pending.exchange())
+
+    @staticmethod
+    def _unsolicited(line, text, reply, message, notification=None):
+        exchange = Exchange(transport="stdio", method=message.get("method"), id=message.get("id"), up=b"",
+                            down=line, up_payloads=[], down_payloads=[text])
+        return Filed(reply, None, exchange, notification)
+
+
+def id_at_start(head):
+    """The id of a reply whose first bytes are `{"jsonrpc":"2.0","id":...`, else None."""
+    match = _ID_AT_START.match(head)
+    return json.loads(match.group(1)) if match else None

@@ -1,0 +1,122 @@
+"""Reading a server's stdout for whoever is waiting, without a thread in between.
+
+A caller waiting for its reply reads the pipe itself: no second thread has to
+wake up and hand the reply over, which is most of a round trip's overhead on a
+cheap method. When several callers wait (threads), one reads and files every
+line it gets, for everyone, and the others sleep until something is filed for
+them or the reader's turn is free. When nobody has waited for a while, a
+background thread reads instead, so notifications keep arriving, the server
+never blocks on a full pipe, and the end of the stream is noticed.
+
+Every line is handed to `file(line)` (bytes, or `lines.Oversized`) with `lock`
+held, and `end()` is called once at the end of the stream; `lock` is a Condition
+that also guards whatever they change. Neither may raise.
+"""
+
+import os
+import select
+import threading
+import time
+
+from .lines import LineSplitter
+
+IDLE_S = 0.05  # how long nobody must have waited before the background thread reads
+
+
+class PipeReader:
+    def __init__(self, stream, file, end, *, limit=None):
+        self.lock = threading.Condition()
+        self._idle = threading.Condition(self.lock)  # only the background thread sleeps here: no wake-up per reply
+        self.ended = False
+        self._stream = stream
+        self._fd = stream.fileno()
+        self._file = file
+        self._end = end
+        self._splitter = LineSplitter(limit)
+        self._reading = None  # None, "caller" or "background": who is in select()/read() now
+        self._waiting = 0
+        self._last_wait = time.monotonic()
+        self._wake_r, self._wake_w = os.pipe()
+        self._thread = threading.Thread(target=self._background, daemon=True, name="mcpwire-stdout")
+        self._thread.start()
+
+    def wait_until(self, done, timeout):
+        """Read and file lines until `done()` (called with the lock held) is true, the stream ends, or time is up.
+
+        Returns `done()`. Call it with `lock` held.
+        """
+        deadline = time.monotonic() + timeout
+        self._waiting += 1
+        try:
+            while not done() and not self.ended:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                if self._reading is None:
+                    self._read_once("caller", left)
+                    continue
+                if self._reading == "background":
+                    os.write(self._wake_w, b"!")  # it lets go of the pipe as soon as it sees this
+                self.lock.wait(left)
+            return done()
+        finally:
+            self._waiting -= 1
+            self._last_wait = time.monotonic()
+
+    def join(self, timeout):
+        """Wait (without the lock) for the background thread, which ends with the stream."""
+        self._thread.join(timeout)
+        if not self._thread.is_alive():
+            for fd in (self._wake_r, self._wake_w):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+
+    def _read_once(self, who, timeout):
+        """One select() and read() outside the lock, then file what came (call with the lock held)."""
+        self._reading = who
+        self.lock.release()
+        try:
+            data = self._read(timeout, wakeable=who == "background")
+        finally:
+            self.lock.acquire()
+            self._reading = None
+        if data is not None:
+            self._take(data)
+        self.lock.notify_all()
+
+    def _read(self, timeout, wakeable):
+        """Bytes from the pipe, b"" at its end, None when nothing came in time (or we were woken)."""
+        watched = [self._fd, self._wake_r] if wakeable else [self._fd]
+        try:
+            ready, _, _ = select.select(watched, [], [], timeout)
+            if self._wake_r in ready:
+                os.read(self._wake_r, 512)
+            if self._fd not in ready:
+                return None
+            return os.read(self._fd, 1 << 16)
+        except (OSError, ValueError):  # closed under us: the same as its end
+            return b""
+
+    def _take(self, data):
+        lines = self._splitter.feed(data) if data else []
+        if not data:
+            last = self._splitter.end()
+            lines += [last] if last is not None else []
+        for line in lines:
+            self._file(line)
+        if not data:
+            self.ended = True
+            self._end()
+
+    def _background(self):
+        with self.lock:
+            while not self.ended:
+                quiet = time.monotonic() - self._last_wait
+                if self._waiting or self._reading is not None:
+                    self._idle.wait(IDLE_S)
+                elif quiet < IDLE_S:
+                    self._idle.wait(IDLE_S - quiet)
+                else:
+                    self._read_once("background", None)

@@ -1,0 +1,130 @@
+"""The stdio matching core and line splitter, fed plain bytes: no process, no thread."""
+
+import json
+
+import pytest
+
+from mcpwire.lines import LineSplitter, Oversized
+from mcpwire.matching import RAW, REQUEST, Matcher, Pending
+
+
+def line(message):
+    return json.dumps(message, separators=(",", ":")).encode() + b"\n"
+
+
+def reply(frame_id, **result):
+    return line({"jsonrpc": "2.0", "id": frame_id, "result": result})
+
+
+def request(matcher, frame_id, method="tools/list", token=None):
+    pending = Pending(REQUEST, frame_id, method, "{}", b"{}\n", token)
+    matcher.expect(pending)
+    return pending
+
+
+def raw(matcher, frame_id=None, text="{oops"):
+    pending = Pending(RAW, frame_id, None, text, text.encode() + b"\n")
+    matcher.expect(pending)
+    return pending
+
+
+def test_replies_in_any_order_find_their_request():
+    matcher = Matcher()
+    first, second = request(matcher, 1), request(matcher, 2)
+    assert matcher.file(reply(2)).pending is second
+    assert matcher.file(reply(1)).pending is first
+    assert first.reply.id == 1 and second.reply.id == 2
+
+
+def test_the_same_id_twice_is_answered_oldest_first():
+    matcher = Matcher()
+    older, newer = request(matcher, 7), request(matcher, 7)
+    matcher.file(reply(7, n=1))
+    matcher.file(reply(7, n=2))
+    assert (older.reply.result, newer.reply.result) == ({"n": 1}, {"n": 2})
+    assert matcher.to_collect(7) is older
+    matcher.collected(older)
+    assert matcher.to_collect(7) is newer
+
+
+def test_a_null_id_error_answers_the_oldest_raw_send_not_a_request():
+    matcher = Matcher()
+    asked = request(matcher, 1)
+    typed = raw(matcher)
+    error = line({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}})
+    filed = matcher.file(error)
+    assert filed.pending is typed and typed.reply.code == -32700 and not asked.answered
+
+
+def test_a_raw_send_with_a_readable_id_is_answered_by_that_id_once():
+    matcher = Matcher()
+    typed = raw(matcher, 77, '{"jsonrpc":"2.0","id":77}')
+    assert matcher.file(line({"jsonrpc": "2.0", "id": 77, "error": {"code": -32600, "message": "x"}})).pending is typed
+    stray = matcher.file(line({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "x"}}))
+    assert stray.pending is None and stray.reply.code == -32700  # it no longer waits for a null-id reply
+
+
+def test_progress_is_tied_to_its_request_and_comes_with_the_reply():
+    matcher = Matcher()
+    slow = request(matcher, 1, "tools/call", token="p-1")
+    progress = {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "p-1", "progress": 1}}
+    filed = matcher.file(line(progress))
+    assert filed.pending is slow and filed.notification == progress and filed.exchange is None
+    done = matcher.file(reply(1))
+    assert done.reply.notifications == [progress]
+    assert done.exchange.down_payloads == [json.dumps(progress, separators=(",", ":")), '{"jsonrpc":"2.0","id":1,"result":{}}']
+
+
+@pytest.mark.parametrize("message", [
+    {"jsonrpc": "2.0", "id": 9, "result": {}},  # nobody asked
+    {"jsonrpc": "2.0", "id": [1], "result": {}},  # an id no request can have
+    {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": {"a": 1}}},
+    {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"},
+])
+def test_anything_nobody_waits_for_is_unsolicited(message):
+    matcher = Matcher()
+    request(matcher, 1, token="p-1")
+    filed = matcher.file(line(message))
+    assert filed.pending is None and filed.reply.message == message and filed.exchange.up == b""
+
+
+def test_a_line_that_is_not_json_is_unsolicited_and_says_so():
+    filed = Matcher().file(b"oops\n")
+    assert filed.pending is None and "not JSON" in filed.reply.problem
+
+
+def test_after_give_up_the_late_reply_is_unsolicited_and_the_request_is_recorded_once():
+    matcher = Matcher()
+    late = request(matcher, 1)
+    exchange = matcher.give_up(late)
+    assert exchange.up == b"{}\n" and exchange.down == b""
+    assert matcher.give_up(late) is None
+    assert matcher.file(reply(1)).pending is None
+
+
+def test_an_oversized_line_answers_the_request_its_head_names():
+    matcher = Matcher()
+    waiting = request(matcher, 3)
+    filed = matcher.file_oversized(b'{"jsonrpc":"2.0","id":3,"result":{"pad":"xxxx', 5_000_000, 1_000_000)
+    assert filed.pending is waiting and "line of 5000000 bytes, over mcpwire's limit of 1000000" in waiting.reply.problem
+
+
+def test_close_marks_the_stream_ended():
+    matcher = Matcher()
+    request(matcher, 1)
+    matcher.close()
+    assert matcher.closed
+
+
+def test_lines_are_cut_at_newlines_across_feeds():
+    splitter = LineSplitter(limit=100)
+    assert splitter.feed(b'{"a":1}\n{"b"') == [b'{"a":1}\n']
+    assert splitter.feed(b':2}\n\n') == [b'{"b":2}\n', b"\n"]
+    assert splitter.feed(b"tail") == [] and splitter.end() == b"tail"
+
+
+def test_a_line_over_the_limit_is_reported_by_head_and_size_and_the_next_is_kept():
+    splitter = LineSplitter(limit=10)
+    assert splitter.feed(b"x" * 25) == []
+    assert splitter.feed(b"yy\nok\n") == [Oversized(b"x" * 25, 28), b"ok\n"]  # the head: up to 200 bytes
+    assert LineSplitter(limit=3).feed(b"ab\n") == [b"ab\n"]  # exactly the limit, newline included, is fine
