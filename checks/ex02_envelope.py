@@ -74,7 +74,8 @@ def _judge_shape(bare, frame):
     kept = all(isinstance(params, dict) and params.get(k) == v for k, v in (bare.get("params") or {}).items())
     if not kept:
         failed(f"add_envelope lost the params of this frame: {frames.dumps(bare)}; you returned {short(params)}.",
-               hint="Add _meta next to the params that are there: frame.setdefault(\"params\", {})[\"_meta\"] = ...")
+               hint="Only params._meta is new: the params a request already has stay as they are.",
+               more="Add _meta next to the params that are there, creating params only when the frame has none.")
         return False
     return True
 
@@ -171,15 +172,16 @@ def _judge_case(name, story, frame, speaks, expected_sends, send, outcome):
             return False
     if len(sent) != expected_sends:
         hints = {
-            "future": "Read reply[\"error\"][\"data\"][\"supported\"], put the newest version your client also "
-                      "speaks in params._meta, and send again.",
-            "nothing-shared": "There is no version to retry with: return the -32022 reply.",
+            "future": ("A -32022 error lists the versions the server serves.",
+                       "Read error.data.supported, put the newest version your client also speaks in "
+                       "params._meta, and send again."),
+            "nothing-shared": ("There is no version to retry with: return the -32022 reply.", None),
         }
+        hint, more = hints.get(name, ("Only -32022 is about the version. Retrying any other error sends the same "
+                                      "mistake again.", None))
         failed(f"{story} Your function sent {len(sent)} frame{'s' if len(sent) != 1 else ''}; "
                f"it should send {expected_sends}.",
-               server=server_said(send.replies[-1]),
-               hint=hints.get(name, "Only -32022 is about the version. Retrying any other error sends the same "
-                                    "mistake again."))
+               server=server_said(send.replies[-1]), hint=hint, more=more)
         return False
     if reply is not send.replies[-1] and reply != send.replies[-1]:
         failed(f"{story} You returned {server_said(reply)}, not the last reply the server sent.",

@@ -73,6 +73,9 @@ def _hints_for(frame, given):
     if field and "mcp-name" not in named:
         return (f"{frame['method']} names what it acts on, and a server routes on that name too.",
                 f"{frame['method']} carries Mcp-Name, taken from params.{field}.")
+    if field and named["mcp-name"] != frame["params"].get(field):
+        return (f"Mcp-Name repeats, exactly, the name of what {frame['method']} acts on.",
+                f"For {frame['method']} that is params.{field}.")
     if not field and "mcp-name" in named:
         return (f"{frame['method']} names nothing to act on.", "Send Mcp-Name only when the body has a name to repeat.")
     return ("Each header repeats a value from the body exactly: compare them one by one.", None)
