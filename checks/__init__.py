@@ -7,6 +7,7 @@ A check never raises because of the learner's code.
 
 from .ex11_caching import check_cache_invalidation, check_cache_rules, measure_cache
 from .ex02_envelope import check_envelope, check_version_recovery
+from .ex03_batches import BATCH_BODY, check_batch
 from .ex03_fault_lab import FAULT_NAMES, FAULTS, check_fault_lab, show_faults
 from .ex00_first_look import check_first_frame, check_send_one, check_start_server
 from .ex09_host import check_host, check_host_routing
@@ -25,6 +26,7 @@ from .ex04_content import check_effective_hints, check_model_blocks
 from .ex04_tools import VERBOSE_SEARCH_DESCRIPTION, check_reply_kinds, check_search_then_read, check_short_description
 
 __all__ = [
+    "BATCH_BODY", "check_batch",
     "check_effective_hints", "check_model_blocks",
     "check_all_resources",
     "check_cache_invalidation", "check_cache_rules", "check_cancel", "check_envelope",

@@ -1,0 +1,118 @@
+"""Exercise 03, the batch: predict what one POST of a JSON array gets, then send its requests one by one.
+
+2026-07-28 has no batch form: the lab server answers an array with one `-32600` for the
+whole of it, `"id": null`, status 400, and runs none of its requests.
+"""
+
+import json
+
+from mcpwire import frames
+from .attempt import attempt
+from .servers import http_lab
+from .verdict import failed, not_done, passed, said, short
+
+BATCH = [
+    frames.request("server/discover", id=1),
+    frames.request("tools/list", id=2),
+    frames.request("tools/call", {"name": "search_notes", "arguments": {"query": "spindle", "limit": 1}}, id=3),
+]
+BATCH_BODY = frames.dumps(BATCH)
+BATCH_IDS = [frame["id"] for frame in BATCH]
+
+
+def check_batch(prediction, split_batch, lab=None):
+    """Score the (status, code, id) prediction for BATCH_BODY, then POST each body split_batch(BATCH_BODY) returns."""
+    if not isinstance(prediction, (tuple, list)) or any(part is ... for part in prediction):
+        not_done("replace each ... in batch_prediction with what you expect")
+        return
+    with http_lab(lab) as http:
+        reply = http.send_raw(BATCH_BODY)
+        if reply is None or not isinstance(reply.message, dict):
+            failed("The lab server did not answer the batch with a JSON-RPC message.",
+                   hint="Run the first cell of this notebook again to start a fresh server.")
+            return
+        actual = (reply.status, reply.code, reply.message.get("id"))
+        if not _prediction_right(prediction, actual, reply):
+            return
+        outcome = attempt(split_batch, BATCH_BODY)
+        if outcome.not_done:
+            not_done("split_batch")
+            return
+        if outcome.error is not None:
+            failed(f"split_batch raised {outcome.error_text}.",
+                   hint="Parse the body first: it is JSON text, and the array holds one request per item.")
+            return
+        _check_bodies(outcome.value, http)
+
+
+def _prediction_right(prediction, actual, reply):
+    answered = f"HTTP {reply.status} with {said(reply.message)}, id {actual[2]!r}"
+    if len(prediction) != 3:
+        failed(f"batch_prediction has {len(prediction)} values; it needs three: (status, code, id).",
+               server=answered)
+        return False
+    status, code, reply_id = prediction
+    if status != actual[0] or code != actual[1]:
+        if status == 200:
+            problem = (f"You predicted status 200, as if the server answered the batch with an array of "
+                       f"responses; the server answered status {actual[0]} and code {actual[1]}.")
+        else:
+            problem = f"You predicted status {status!r} and code {code!r}."
+        failed(problem, server=answered,
+               hint="Does 2026-07-28 have a batch form? Read what the transport says the body of a POST holds.",
+               more="An array is JSON but not a request: which JSON-RPC code is for a message that parses "
+                    "but is not a valid request?")
+        return False
+    if reply_id != actual[2]:
+        failed(f"Status and code are right, but you predicted the error carries id {reply_id!r}.",
+               server=answered,
+               hint="The error answers the array as a whole. Which id could the server read from an array?",
+               more="When no id can be read, JSON-RPC writes null, which is None in Python.")
+        return False
+    return True
+
+
+def _check_bodies(bodies, http):
+    if not isinstance(bodies, (list, tuple)):
+        failed(f"split_batch returned {short(bodies)}; it must return a list of bodies, one per request.")
+        return
+    if len(bodies) == 1 and _as_text(bodies[0]) == BATCH_BODY:
+        failed("split_batch returned the batch itself as one body, so the server refuses it again.",
+               server=said(http.send_raw(BATCH_BODY).message),
+               hint="Each body holds one item of the array, not the array.")
+        return
+    if len(bodies) != len(BATCH):
+        failed(f"split_batch returned {len(bodies)} bodies for the {len(BATCH)} requests in the batch.",
+               hint="One body per item of the array: no more, no fewer.")
+        return
+    answered = []
+    for number, body in enumerate(bodies, start=1):
+        text = _as_text(body)
+        if text is None:
+            failed(f"Body {number} is {short(body)}: a body must be JSON text (a str) or a dict.")
+            return
+        reply = http.send_raw(text)
+        if reply is None or not reply.ok:
+            server = said(reply.message) if reply is not None else "nothing within the timeout"
+            failed(f"Body {number} was refused: {short(text)}", server=server,
+                   hint="Each body must be one JSON-RPC request written as JSON, the way json.dumps writes it "
+                        "(str() of a dict writes Python, with single quotes).")
+            return
+        answered.append(reply.message.get("id"))
+    if answered != BATCH_IDS:
+        failed(f"Your bodies were answered with ids {answered}; the batch held ids {BATCH_IDS}, in that order.",
+               hint="Keep each request as it is, id included, and keep the order of the array.")
+        return
+    passed(f"A batch gets one -32600 with id null (HTTP 400) and runs nothing; your {len(bodies)} bodies were "
+           f"each answered on their own, ids {', '.join(map(str, answered))}.")
+
+
+def _as_text(body):
+    if isinstance(body, str):
+        return body
+    if isinstance(body, dict):
+        try:
+            return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+        except (TypeError, ValueError):  # a value JSON cannot hold
+            return None
+    return None
