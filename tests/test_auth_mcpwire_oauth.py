@@ -1,0 +1,165 @@
+"""mcpwire.oauth: the pieces a learner computes by hand in lesson 12, and the whole dance against the auth lab."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import time
+
+import pytest
+
+from mcpwire import HttpWire, frames
+from mcpwire.oauth import (
+    OAuth,
+    OAuthError,
+    authorization_server_metadata_urls,
+    consent_as,
+    parse_challenge,
+    pkce_pair,
+    protected_resource_metadata_urls,
+    resource_covers,
+)
+
+
+def test_the_s256_challenge_is_unpadded_base64url_of_the_sha256_of_the_verifier():
+    verifier = "a" * 43
+    # The same transform written another way: standard base64, then the URL-safe alphabet, then no padding.
+    expected = base64.b64encode(hashlib.sha256(verifier.encode()).digest()).decode()
+    expected = expected.replace("+", "-").replace("/", "_").rstrip("=")
+    assert pkce_pair(verifier) == (verifier, expected) and len(expected) == 43
+
+
+def test_a_fresh_verifier_is_long_enough_and_never_repeats():
+    first, second = pkce_pair()[0], pkce_pair()[0]
+    assert 43 <= len(first) <= 128 and first != second
+
+
+@pytest.mark.parametrize(("header", "expected"), [
+    ('Bearer resource_metadata="https://a.example/.well-known/x", scope="files:read"',
+     {"resource_metadata": "https://a.example/.well-known/x", "scope": "files:read"}),
+    ('Bearer error="insufficient_scope", scope="a b", error_description="needs \\"b\\""',
+     {"error": "insufficient_scope", "scope": "a b", "error_description": 'needs "b"'}),
+    ("Bearer realm=lab, error=invalid_token", {"realm": "lab", "error": "invalid_token"}),
+    ('Basic realm="x", Bearer scope="s"', {"scope": "s"}),
+    ("bearer", {}),
+])
+def test_parse_challenge_reads_quoted_and_bare_values(header, expected):
+    assert parse_challenge(header) == expected
+
+
+@pytest.mark.parametrize("header", [None, "", 'Basic realm="x"', "Bearerish scope=x"])
+def test_parse_challenge_finds_no_bearer_challenge(header):
+    assert parse_challenge(header) is None
+
+
+def test_protected_resource_metadata_is_looked_for_path_based_first_then_at_the_root():
+    assert protected_resource_metadata_urls("https://a.example/public/mcp") == [
+        "https://a.example/.well-known/oauth-protected-resource/public/mcp",
+        "https://a.example/.well-known/oauth-protected-resource",
+    ]
+
+
+def test_authorization_server_discovery_follows_the_spec_order():
+    assert authorization_server_metadata_urls("https://auth.example/tenant1") == [
+        "https://auth.example/.well-known/oauth-authorization-server/tenant1",
+        "https://auth.example/.well-known/openid-configuration/tenant1",
+        "https://auth.example/tenant1/.well-known/openid-configuration",
+    ]
+    assert authorization_server_metadata_urls("https://auth.example") == [
+        "https://auth.example/.well-known/oauth-authorization-server",
+        "https://auth.example/.well-known/openid-configuration",
+    ]
+
+
+@pytest.mark.parametrize(("resource", "url", "covers"), [
+    ("https://a.example/mcp", "https://a.example/mcp", True),
+    ("https://a.example", "https://a.example/mcp", True),
+    ("https://a.example/m", "https://a.example/mcp", False),
+    ("https://evil.example/mcp", "https://a.example/mcp", False),
+])
+def test_the_resource_must_name_this_server(resource, url, covers):
+    assert resource_covers(resource, url) is covers
+
+
+def checked(**answer):
+    auth = OAuth(issuer="http://as.example", server_metadata={"authorization_response_iss_parameter_supported": True})
+    auth.check_response(answer, "s1")
+
+
+def test_the_redirect_checks_pass_for_a_good_answer():
+    checked(code="c", state="s1", iss="http://as.example")
+
+
+@pytest.mark.parametrize(("answer", "phrase"), [
+    ({"code": "c", "state": "s2", "iss": "http://as.example"}, "state"),
+    ({"code": "c", "state": "s1"}, "sent none"),
+    ({"code": "c", "state": "s1", "iss": "http://as.example/"}, "not 'http://as.example'"),
+    ({"error": "access_denied", "state": "s1", "iss": "http://as.example"}, "access_denied"),
+])
+def test_the_redirect_checks_refuse(answer, phrase):
+    with pytest.raises(OAuthError, match=phrase):
+        checked(**answer)
+
+
+# --- against the lab ----------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def wire():
+    with HttpWire.labserver("--auth") as wire:
+        yield wire
+
+
+def search(frame_id):
+    return frames.request("tools/call", {"name": "search_notes", "arguments": {"query": "sleep"}}, id=frame_id)
+
+
+def test_the_whole_dance_is_recorded_between_the_mcp_frames(wire):
+    auth = OAuth(client_id="notes-notebook", auth_method="none", user_agent=consent_as("ada")).attach(wire)
+    start = len(wire.transcript)
+    reply = auth.send(wire, frames.request("server/discover", id=1))
+    assert reply.status == 200 and reply.ok
+    steps = [exchange.method for exchange in wire.transcript][start:]
+    assert steps == ["server/discover", "oauth resource metadata", "oauth server metadata", "oauth authorize",
+                     "oauth consent", "oauth token", "server/discover"]
+    assert auth.scopes == ["notes:read"] and auth.resource == wire.url
+
+
+def test_step_up_keeps_the_read_scope(wire):
+    auth = OAuth(client_id="notes-notebook", auth_method="none", user_agent=consent_as("ada")).attach(wire)
+    assert auth.send(wire, search(2)).ok
+    create = frames.request("tools/call", {"name": "create_note", "arguments": {"title": "Up", "body": "b"}}, id=3)
+    assert auth.send(wire, create).ok
+    assert auth.scopes == ["notes:read", "notes:write"]
+    assert auth.send(wire, search(4)).ok
+
+
+def test_dynamic_registration_is_the_fallback(wire):
+    auth = OAuth(user_agent=consent_as("ada")).attach(wire)
+    assert auth.send(wire, search(5)).ok
+    assert auth.client_id not in (None, "notes-notebook") and auth.auth_method == "none"
+
+
+def test_a_metadata_document_is_used_when_the_server_supports_it(wire):
+    auth = OAuth(user_agent=consent_as("ada"))
+    auth.attach(wire)
+    auth.client_metadata_url = "placeholder"
+    auth.discover(wire.url, {})
+    auth.client_metadata_url = f"{auth.issuer}/clients/notes-notebook.json"
+    assert auth.send(wire, search(6)).ok and auth.client_id == auth.client_metadata_url
+
+
+def test_a_denied_consent_stops_the_dance(wire):
+    auth = OAuth(client_id="notes-notebook", auth_method="none", user_agent=consent_as("ada", "deny")).attach(wire)
+    with pytest.raises(OAuthError, match="access_denied"):
+        auth.send(wire, search(7))
+
+
+def test_an_expired_token_is_refreshed_without_a_new_consent():
+    with HttpWire.labserver("--auth", "--token-lifetime", "1") as wire:
+        auth = OAuth(client_id="notes-notebook", auth_method="none", user_agent=consent_as("ada")).attach(wire)
+        assert auth.send(wire, search(1)).ok
+        time.sleep(2.2)
+        start = len(wire.transcript)
+        assert auth.send(wire, search(2)).ok
+        assert [e.method for e in wire.transcript][start:] == [
+            "tools/call", "oauth resource metadata", "oauth server metadata", "oauth token", "tools/call"]
