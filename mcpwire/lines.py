@@ -31,6 +31,8 @@ class LineSplitter:
         self._skipping = None  # an Oversized whose end we have not seen yet
 
     def feed(self, data):
+        if data and not self._buffer and self._skipping is None and data.find(b"\n") == len(data) - 1 < self.limit:
+            return [data]  # the usual case, one whole line per read: nothing to copy
         lines = []
         start = 0
         while start < len(data):

@@ -66,7 +66,7 @@ class Pending:
     def exchange(self):
         """The transcript entry: what went up, and every line that came down for it."""
         return Exchange(transport="stdio", method=self.method, id=self.id, up=self.line,
-                        down=b"".join(line for line, _ in self.down), up_payloads=[self.payload],
+                        down=b"".join([line for line, _ in self.down]), up_payloads=[self.payload],
                         down_payloads=[text for _, text in self.down],
                         elapsed_ms=(time.perf_counter() - self.started) * 1000)
 
@@ -146,10 +146,14 @@ class Matcher:
 
     def file(self, line):
         """File one line (bytes, newline included if it had one)."""
-        body = line.rstrip(b"\n")
-        reply = Reply.from_bytes(body)
+        body = line[:-1] if line.endswith(b"\n") else line
+        try:
+            text = body.decode("utf-8")
+            reply = Reply.from_bytes(body, text=text)
+        except UnicodeDecodeError:  # not UTF-8, so not JSON: from_bytes says so
+            text = body.decode("utf-8", "replace")
+            reply = Reply.from_bytes(body)
         message = reply.message if isinstance(reply.message, dict) else {}
-        text = body.decode("utf-8", "replace")
         if "result" in message or "error" in message:
             pending = self._answered_by(message.get("id"))
             if pending is not None:

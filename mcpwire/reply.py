@@ -28,10 +28,13 @@ class Reply(ShownAsText):
         self.problem = problem
 
     @classmethod
-    def from_bytes(cls, raw, **kwargs):
-        """Parse `raw` as one JSON message; bytes that are not JSON give a Reply whose `problem` says so."""
+    def from_bytes(cls, raw, *, text=None, **kwargs):
+        """Parse `raw` as one JSON message; bytes that are not JSON give a Reply whose `problem` says so.
+
+        `text`, when the caller already has it, is `raw` decoded as UTF-8 (parsed instead, to save a decode).
+        """
         try:
-            message = json.loads(raw)
+            message = json.loads(raw if text is None else text)
         except RecursionError:
             return cls(None, raw, problem="reply is nested too deeply to parse", **kwargs)
         except ValueError:
