@@ -258,7 +258,8 @@ class HttpWire:
                      **common), payloads
 
     def _record(self, method, frame_id, up, down, up_payloads, down_payloads, started, status):
-        self.transcript.append(Exchange("http", method, frame_id, up, down, up_payloads, down_payloads,
+        self.transcript.append(Exchange(transport="http", method=method, id=frame_id, up=up, down=down,
+                                        up_payloads=up_payloads, down_payloads=down_payloads,
                                         elapsed_ms=(time.perf_counter() - started) * 1000,
                                         status=status, url=self.url))
 
