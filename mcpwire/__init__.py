@@ -1,4 +1,9 @@
-"""mcpwire: a small raw-wire MCP toolkit for the lessons."""
+"""mcpwire: a small raw-wire MCP toolkit for the lessons.
+
+`wire.Wire` is what both wires (`StdioWire`, `HttpWire`) do; `errors` holds the one
+exception tree, `codes` what each error code means. The package is not type-annotated
+on purpose: learners read it as plain Python (the lab server, scripts and bench are).
+"""
 
 from . import frames, pages
 from .costs import count_tokens
