@@ -159,7 +159,22 @@ def _reply_cases(wire):
     call("a misspelt method, tools/calls", {"name": "read_note", "arguments": {"note_id": "welcome"}},
          method="tools/calls")
     call("read_note of 'welcome'", {"name": "read_note", "arguments": {"note_id": "welcome"}})
+    cases += _other_servers(cases)
     return cases
+
+
+def _other_servers(cases):
+    """Real replies rewritten the way other servers may write them: the lab's SDK always writes isError and
+    one content block, but isError may be left out (it means false) and a tool error may have several blocks."""
+    by_story = dict(cases)
+    quiet = copy.deepcopy(by_story["read_note of 'welcome'"])
+    del quiet["result"]["isError"]
+    split = copy.deepcopy(by_story["sync_notes, which always fails"])
+    first = split["result"]["content"][0]["text"]
+    cut = first.index(":") + 1
+    split["result"]["content"] = [{"type": "text", "text": first[:cut]}, {"type": "text", "text": first[cut:].strip()}]
+    return [("read_note of 'welcome', from a server that leaves out isError (absent means false)", quiet),
+            ("sync_notes, from a server that writes its error text in two blocks", split)]
 
 
 def expected_kind(message):
@@ -187,8 +202,7 @@ def check_reply_kinds(classify, lab=None):
         want = expected_kind(message)
         if outcome.error:
             failed(f"The check sent {story}. classify raised {outcome.error_text}",
-                   server=short(message, 240),
-                   hint="An error reply has no \"result\", and a result has no \"error\": read them with .get().")
+                   server=short(message, 240), hint=_raised_hint(want[0]))
             return
         got = outcome.value
         if not (isinstance(got, (tuple, list)) and len(got) == 2):
@@ -203,8 +217,17 @@ def check_reply_kinds(classify, lab=None):
                    f"{shown(got[1], DETAIL_LIMIT)}; expected {shown(want[1], DETAIL_LIMIT)}.",
                    hint=_detail_hint(want[0]))
             return
-    passed(f"classify sorted all {len(cases)} real replies: results with their structuredContent, tool errors "
-           "(isError, the unknown tool included) with their text, and JSON-RPC errors with their code.")
+    passed(f"classify sorted all {len(cases)} replies: results with their structuredContent (isError absent "
+           "included), tool errors (the unknown tool included) with their text, and JSON-RPC errors with their code.")
+
+
+def _raised_hint(kind):
+    if kind == "tool error":
+        return ("This reply is a tool error: a result with isError true and only text in its content, no "
+                "structuredContent. Decide the kind before you read the detail.")
+    if kind == "protocol error":
+        return "An error reply has no \"result\": look for \"error\" first."
+    return "A result has no \"error\", and isError may be absent: read optional members with .get()."
 
 
 def _kind_hint(kind):
