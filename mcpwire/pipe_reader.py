@@ -17,6 +17,7 @@ import os
 import select
 import threading
 import time
+import weakref
 
 from .lines import LineSplitter
 
@@ -37,6 +38,7 @@ class PipeReader:
         self._waiting = 0
         self._last_wait = time.monotonic()
         self._wake_r, self._wake_w = os.pipe()
+        weakref.finalize(self, _close, self._wake_r, self._wake_w)  # once nobody can write to them any more
         self._thread = threading.Thread(target=self._background, daemon=True, name="mcpwire-stdout")
         self._thread.start()
 
@@ -66,12 +68,6 @@ class PipeReader:
     def join(self, timeout):
         """Wait (without the lock) for the background thread, which ends with the stream."""
         self._thread.join(timeout)
-        if not self._thread.is_alive():
-            for fd in (self._wake_r, self._wake_w):
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
 
     def _read_once(self, who, timeout):
         """One select() and read() outside the lock, then file what came (call with the lock held)."""
@@ -120,3 +116,11 @@ class PipeReader:
                     self._idle.wait(IDLE_S - quiet)
                 else:
                     self._read_once("background", None)
+
+
+def _close(*fds):
+    for fd in fds:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
