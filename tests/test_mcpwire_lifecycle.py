@@ -87,3 +87,18 @@ def test_the_eof_sigterm_sigkill_order_holds_for_the_whole_group():
     helper = psutil.Process(int(wire.read(timeout=10).raw))
     assert wire.close(grace=0.5) == -9
     assert not helper.is_running() or helper.status() == psutil.STATUS_ZOMBIE
+
+
+def test_wires_closed_or_forgotten_leave_no_open_file_descriptors():
+    import gc
+
+    def open_fds():
+        return len(os.listdir("/proc/self/fd"))
+    before = open_fds()
+    for n in range(10):
+        wire = StdioWire(python("import sys; sys.stdin.read()"))
+        if n % 2:
+            wire.close()
+        del wire
+    gc.collect()
+    assert open_fds() <= before
