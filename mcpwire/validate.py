@@ -40,8 +40,7 @@ def validate(message, *, method=None, version=PROTOCOL_VERSION):
     return problems + ["message: neither a request, a notification, a result nor an error"]
 
 
-NULL_ERROR_ID = ("id: null is not a 2026-07-28 RequestId (a string or an integer); an error whose request id "
-                 "could not be read leaves id out (JSON-RPC 2.0 and the SDKs write null)")
+NULL_ERROR_ID = "id: null does not match the schema (a string or an integer, or no id if it could not be read)"
 
 
 def _check_id(message, *, optional):
