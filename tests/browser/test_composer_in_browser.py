@@ -15,6 +15,7 @@ pytestmark = pytest.mark.browser
 
 NOTEBOOK = "composer_demo.ipynb"
 TIMEOUT_MS = 30_000
+KERNEL_TIMEOUT_MS = 120_000  # a first kernel start (and Run All starting lab servers) on a loaded machine is slow
 
 KERNEL_READY = """() => {
   const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
@@ -32,10 +33,10 @@ RUN_ALL = """async () => {
 
 def open_and_run(page, url, token):
     page.goto(f"{url}/lab/tree/{NOTEBOOK}?token={token}")
-    page.wait_for_function(KERNEL_READY, timeout=TIMEOUT_MS, polling=100)
+    page.wait_for_function(KERNEL_READY, timeout=KERNEL_TIMEOUT_MS, polling=100)
     counts = page.evaluate(RUN_ALL)
     assert all(counts), f"not every cell ran: execution counts {counts}"
-    page.wait_for_function(KERNEL_READY, timeout=TIMEOUT_MS, polling=100)
+    page.wait_for_function(KERNEL_READY, timeout=KERNEL_TIMEOUT_MS, polling=100)
 
 
 def test_composer_send_malformed_frame_and_consent_deny(jupyter_lab, browser_page, artifacts):
@@ -44,7 +45,7 @@ def test_composer_send_malformed_frame_and_consent_deny(jupyter_lab, browser_pag
     page.set_default_timeout(TIMEOUT_MS)
     open_and_run(page, url, token)
 
-    composer = page.locator(".mcpwire-composer")
+    composer = page.locator(".mcpwire-composer").first
     editor = composer.locator(".mcpwire-frame textarea")
     reply = composer.locator(".mcpwire-reply")
     send = composer.get_by_role("button", name="Send")
@@ -83,3 +84,22 @@ def test_composer_send_malformed_frame_and_consent_deny(jupyter_lab, browser_pag
     consent.get_by_role("button", name="Deny").click()
     consent.locator(".mcpwire-verdict", has_text="Denied").wait_for()
     assert consent.get_by_role("button", name="Approve").is_disabled()
+
+
+def test_after_run_all_a_try_it_composer_still_gets_replies(jupyter_lab, browser_page, artifacts):
+    # The last cell closed the wire the Try-it composer was given, as every lesson's last cell does.
+    url, token = jupyter_lab
+    page = browser_page
+    page.set_default_timeout(TIMEOUT_MS)
+    open_and_run(page, url, token)
+
+    try_it = page.locator(".mcpwire-composer").nth(1)
+    assert '"id": 10' in try_it.locator(".mcpwire-frame textarea").input_value()
+    try_it.get_by_role("button", name="Send").click()
+    reply = try_it.locator(".mcpwire-reply")
+    reply.locator(".mw-result-type").wait_for(timeout=90_000)  # it starts a server first, on a loaded machine too
+
+    assert reply.locator(".mw-result-type").inner_text() == "complete"
+    assert "started a lab server of its own over stdio" in reply.inner_text()
+    assert '"id":10' in reply.locator(".mw-reply").inner_text() and '"tools"' in reply.locator(".mw-reply").inner_text()
+    try_it.screenshot(path=str(artifacts / "try-it-after-run-all.png"))
