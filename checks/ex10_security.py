@@ -244,7 +244,6 @@ def check_note_id_validator(is_safe_note_id, lab=None):
         with stdio_lab(lab) as wire:
             reply = wire.request("tools/call", {"name": "read_note", "arguments": {"note_id": note_id}})
         server = f"read_note({note_id!r}) → {server_said(reply.message)}"
-    verb = "refused" if safe else "accepted"
     if safe:
         failed(f"Your validator refused {note_id!r}, which {why} ({len(wrong)} of {len(verdicts)} ids judged wrong).",
                server=server, hint="Do not refuse more than the rule does.",
