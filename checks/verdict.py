@@ -5,10 +5,17 @@ what is wrong. Everything printed is deterministic: the solutions compare it und
 """
 
 import json
+import os
+import sys
+
+# Set by the grader (checks/grade.py): a file that gets one JSON line per verdict, beside what is printed.
+VERDICT_LOG = "CHECKS_VERDICT_LOG"
+_unasked = []  # verdicts since the last raise_unless_passed(), for nbgrader's check cells
 
 
 def passed(summary):
     print(f"✓ {summary}")
+    _record("pass", f"✓ {summary}")
 
 
 def failed(problem, *, server=None, hint=None, more=None):
@@ -25,10 +32,43 @@ def failed(problem, *, server=None, hint=None, more=None):
     if more:
         lines.append(f"  If you are still stuck: {more}")
     print("\n".join(lines))
+    _record("fail", "\n".join(lines))
 
 
 def not_done(what):
     print(f"not done yet: {what}")
+    _record("not done", f"not done yet: {what}")
+
+
+def raise_unless_passed():
+    """For nbgrader, whose check cells score by raising: raise if a check since the last call did not pass."""
+    verdicts, _unasked[:] = list(_unasked), []
+    if not verdicts or any(verdict != "pass" for verdict in verdicts):
+        raise AssertionError("a check above did not pass (or did not run): read its message")
+
+
+def _record(verdict, message):
+    """Remember the verdict; with CHECKS_VERDICT_LOG set, also append it as a JSON line naming the check."""
+    _unasked.append(verdict)
+    path = os.environ.get(VERDICT_LOG)
+    if not path:
+        return
+    check = next((frame.f_code.co_name for frame in _frames() if frame.f_code.co_name.startswith("check_")
+                  and frame.f_globals.get("__name__", "").startswith("checks.")), "?")
+    try:
+        with open(path, "a", encoding="utf-8") as log:
+            log.write(json.dumps({"check": check, "verdict": verdict, "message": message}, ensure_ascii=False) + "\n")
+    except OSError:
+        pass  # a learner's notebook may have removed the folder; the printed verdict still stands
+
+
+def _frames():
+    """From the outermost caller inwards, so a check that calls another is named by the one the learner called."""
+    frame, frames = sys._getframe(2), []
+    while frame is not None:
+        frames.append(frame)
+        frame = frame.f_back
+    return reversed(frames)
 
 
 def server_said(message):
