@@ -1,0 +1,82 @@
+"""What the lab's 2026-07-28 side answers to the pieces 2026-07-28 removed (lesson 08's table), on both transports.
+
+Every reply that is a 2026-07-28 message is validated with the mcp-types models.
+"""
+
+import httpx
+import pytest
+from mcp_types._v2026_07_28 import JSONRPCErrorResponse
+
+from mcpwire import frames
+
+REMOVED_METHODS = [
+    ("initialize", frames.legacy_initialize()["params"]),
+    ("ping", None),
+    ("logging/setLevel", {"level": "info"}),
+    ("resources/subscribe", {"uri": "notes://index"}),
+    ("resources/unsubscribe", {"uri": "notes://index"}),
+    ("tasks/list", None),
+]
+REMOVED_NOTIFICATIONS = ["notifications/initialized", "notifications/roots/list_changed"]
+MODERN = {"MCP-Protocol-Version": "2026-07-28"}
+
+
+@pytest.mark.parametrize(("method", "params"), REMOVED_METHODS)
+def test_a_removed_method_with_the_envelope_is_not_found_on_http(http_wire, method, params):
+    reply = http_wire.send(frames.request(method, params, id=7))
+    assert (reply.status, reply.code) == (404, -32601)
+    JSONRPCErrorResponse.model_validate(reply.message)
+    assert reply.id == 7
+
+
+@pytest.mark.parametrize(("method", "params"), REMOVED_METHODS[1:])
+def test_a_removed_method_with_the_envelope_is_not_found_on_stdio(stdio_wire, method, params):
+    stdio_wire.request("server/discover")  # a modern first request keeps the process modern
+    reply = stdio_wire.send(frames.request(method, params, id=f"removed-{method}"))
+    assert reply.code == -32601
+    JSONRPCErrorResponse.model_validate(reply.message)
+
+
+def test_initialize_on_a_modern_stdio_process_names_the_versions_it_serves(stdio_wire):
+    # Unlike HTTP (404, -32601), SDK 2.3.0's stdio era lock answers -32022 and lists what it serves,
+    # which is what the spec asks of a server refusing an initialize.
+    stdio_wire.request("server/discover")
+    reply = stdio_wire.send(frames.request("initialize", REMOVED_METHODS[0][1], id="removed-initialize"))
+    assert reply.code == -32022 and reply.error["data"]["supported"] == ["2026-07-28"]
+    JSONRPCErrorResponse.model_validate(reply.message)
+
+
+@pytest.mark.parametrize(("method", "params"), REMOVED_METHODS)
+def test_a_removed_method_as_a_legacy_client_writes_it_lacks_the_envelope(http_wire, method, params):
+    reply = http_wire.send(frames.legacy_request(method, params, id=8), MODERN)
+    assert (reply.status, reply.code) == (400, -32602)
+    JSONRPCErrorResponse.model_validate(reply.message)
+
+
+@pytest.mark.parametrize("method", REMOVED_NOTIFICATIONS)
+def test_a_removed_notification_is_accepted_and_not_answered_on_http(http_wire, method):
+    reply = http_wire.send({"jsonrpc": "2.0", "method": method}, MODERN)
+    assert reply.status == 202 and reply.raw == b""
+
+
+def test_a_removed_notification_gets_no_reply_on_stdio(stdio_wire):
+    stdio_wire.request("server/discover")
+    assert stdio_wire.send_raw('{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}', timeout=0.5) is None
+    assert stdio_wire.request("server/discover").ok  # and the server goes on serving
+
+
+def test_a_response_from_the_client_is_refused_on_http(http_wire):
+    reply = http_wire.send({"jsonrpc": "2.0", "id": 1, "result": {"action": "decline"}}, MODERN)
+    assert (reply.status, reply.code) == (400, -32600)
+
+
+def test_the_session_header_is_ignored_and_never_echoed(http_wire):
+    reply = http_wire.send(frames.request("tools/list", id=9), {"Mcp-Session-Id": "0" * 32})
+    assert reply.status == 200 and "mcp-session-id" not in reply.headers
+    assert reply.result["resultType"] == "complete"
+
+
+@pytest.mark.parametrize("verb", ["GET", "DELETE"])
+def test_get_and_delete_are_not_allowed_with_the_2026_header(http_wire, verb):
+    response = httpx.request(verb, http_wire.url, headers={"Accept": "text/event-stream", **MODERN})
+    assert response.status_code == 405 and response.headers["allow"] == "POST"
