@@ -74,10 +74,15 @@ class BareHttp:
     def call(self) -> bytes:
         body = frame_line("tools/call", {"name": TOOL, "arguments": ARGUMENTS}, self.next_id)[:-1]
         self.next_id += 1
-        self.connection.request("POST", self.path, body, {
-            "Accept": "application/json, text/event-stream", "Content-Type": "application/json",
-            "MCP-Protocol-Version": frames.PROTOCOL_VERSION, "Mcp-Method": "tools/call", "Mcp-Name": TOOL})
-        return self.connection.getresponse().read()
+        headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+                   "MCP-Protocol-Version": frames.PROTOCOL_VERSION, "Mcp-Method": "tools/call", "Mcp-Name": TOOL}
+        try:
+            self.connection.request("POST", self.path, body, headers)
+            return self.connection.getresponse().read()
+        except (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected):
+            self.connection.close()  # the server closed the idle keep-alive connection: reconnect, as HttpWire does
+            self.connection.request("POST", self.path, body, headers)
+            return self.connection.getresponse().read()
 
     def close(self) -> None:
         self.connection.close()

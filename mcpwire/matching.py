@@ -25,6 +25,8 @@ from .transcript import Exchange
 
 REQUEST, RAW = "request", "raw"
 _ID_AT_START = re.compile(rb'\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d+|"[^"\\]*")')
+# How SDK servers start a response: read the id here and the rest only when someone looks.
+_RESPONSE_HEAD = re.compile(rb'\{"jsonrpc":"2\.0","id":(-?\d+|"[^"\\]*"),"(?:result|error)":')
 
 
 def _key(value):
@@ -147,6 +149,10 @@ class Matcher:
     def file(self, line):
         """File one line (bytes, newline included if it had one)."""
         body = line[:-1] if line.endswith(b"\n") else line
+        head = _RESPONSE_HEAD.match(body)
+        pending = self._answered_by(_json_or_none(head.group(1))) if head else None
+        if pending is not None:
+            return self._answer(pending, line, body.decode("utf-8", "replace"), Reply.unparsed(body))
         try:
             text = body.decode("utf-8")
             reply = Reply.from_bytes(body, text=text)
@@ -211,3 +217,10 @@ def id_at_start(head):
     """The id of a reply whose first bytes are `{"jsonrpc":"2.0","id":...`, else None."""
     match = _ID_AT_START.match(head)
     return json.loads(match.group(1)) if match else None
+
+
+def _json_or_none(data):
+    try:
+        return json.loads(data)
+    except ValueError:  # e.g. an id written with leading zeros
+        return None

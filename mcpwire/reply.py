@@ -18,14 +18,55 @@ class Reply(ShownAsText):
     def __init__(self, message, raw, *, payload=None, notifications=(), status=None, headers=None,
                  content_type=None, problem=None, method=None):
         self.method = method  # the method of the request this answers, when the wire knows it
-        self.message = message
+        self._message = message
+        self._unparsed = False  # True while `raw` waits to be parsed (see `unparsed`)
         self.raw = raw
         self.payload = raw if payload is None else payload
         self.notifications = list(notifications)
         self.status = status
         self.headers = headers
         self.content_type = content_type
-        self.problem = problem
+        self._problem = problem
+
+    @classmethod
+    def unparsed(cls, raw, **kwargs):
+        """A Reply whose bytes are parsed when first looked at (`message`, `problem`), not now.
+
+        For a wire that matched the reply by an id read from its first bytes: a caller
+        that only waits for the round trip pays no parse.
+        """
+        reply = cls(None, raw, **kwargs)
+        reply._unparsed = True
+        return reply
+
+    def _parse(self):
+        parsed = Reply.from_bytes(self.raw)
+        self._message, self._problem = parsed._message, parsed._problem
+        self._unparsed = False
+
+    @property
+    def message(self):
+        """The parsed JSON message (None when the bytes were not JSON: see `problem`)."""
+        if self._unparsed:
+            self._parse()
+        return self._message
+
+    @message.setter
+    def message(self, value):
+        self._message, self._unparsed = value, False
+
+    @property
+    def problem(self):
+        """Why there is no usable message (not JSON, cut off, too large), or None."""
+        if self._unparsed:
+            self._parse()
+        return self._problem
+
+    @problem.setter
+    def problem(self, value):
+        if self._unparsed:
+            self._parse()
+        self._problem = value
 
     @classmethod
     def from_bytes(cls, raw, *, text=None, **kwargs):

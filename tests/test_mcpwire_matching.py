@@ -128,3 +128,23 @@ def test_a_line_over_the_limit_is_reported_by_head_and_size_and_the_next_is_kept
     assert splitter.feed(b"x" * 25) == []
     assert splitter.feed(b"yy\nok\n") == [Oversized(b"x" * 25, 28), b"ok\n"]  # the head: up to 200 bytes
     assert LineSplitter(limit=3).feed(b"ab\n") == [b"ab\n"]  # exactly the limit, newline included, is fine
+
+
+def test_a_reply_matched_by_its_first_bytes_reads_like_one_parsed_at_once():
+    matcher = Matcher()
+    waiting = request(matcher, 4)
+    matcher.file(b'{"jsonrpc":"2.0","id":4,"result":{"tools":[{"name":"x"}]}}\n')
+    assert waiting.reply.message == {"jsonrpc": "2.0", "id": 4, "result": {"tools": [{"name": "x"}]}}
+    assert waiting.reply.problem is None and waiting.reply.ok and waiting.reply.result == {"tools": [{"name": "x"}]}
+
+
+def test_a_reply_that_starts_right_but_is_not_json_reaches_its_request_and_says_so():
+    matcher = Matcher()
+    waiting = request(matcher, 4)
+    matcher.file(b'{"jsonrpc":"2.0","id":4,"result":{"cut\n')
+    assert waiting.reply.message is None and "not JSON" in waiting.reply.problem and not waiting.reply.ok
+
+
+def test_an_id_json_cannot_read_falls_back_to_parsing_the_line():
+    filed = Matcher().file(b'{"jsonrpc":"2.0","id":007,"result":{}}\n')
+    assert filed.pending is None and "not JSON" in filed.reply.problem
