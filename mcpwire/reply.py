@@ -51,22 +51,12 @@ class Reply(ShownAsText):
             self._parse()
         return self._message
 
-    @message.setter
-    def message(self, value):
-        self._message, self._unparsed = value, False
-
     @property
     def problem(self):
         """Why there is no usable message (not JSON, cut off, too large), or None."""
         if self._unparsed:
             self._parse()
         return self._problem
-
-    @problem.setter
-    def problem(self, value):
-        if self._unparsed:
-            self._parse()
-        self._problem = value
 
     @classmethod
     def from_bytes(cls, raw, *, text=None, **kwargs):
