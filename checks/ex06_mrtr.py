@@ -145,7 +145,10 @@ def _what_is_wrong(request, first, form, retry, *, judge_id=True):
         return (f"Your retry is {short(retry)}, not a {request['method']} request with params.",
                 "Start from a copy of the request: same jsonrpc, method and params, a new id.")
     for field in ("name", "arguments"):
-        if params.get(field) != request["params"][field]:
+        given = params.get(field)
+        if field == "arguments" and isinstance(given, dict):  # answers put inside arguments are reported below
+            given = {key: value for key, value in given.items() if key not in ("inputResponses", "requestState")}
+        if given != request["params"][field]:
             return (f"Your retry changed params.{field}: {short(params.get(field))} instead of "
                     f"{short(request['params'][field])}.",
                     "The requestState is bound to the tool and its arguments: copy them unchanged.")

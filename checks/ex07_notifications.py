@@ -13,12 +13,12 @@ from mcpwire.errors import WireError, WireTimeout
 from mcpwire.reply import Reply
 from mcpwire.stdio import StdioWire
 from .attempt import attempt, missing
-from .servers import http_lab, stdio_lab
+from .servers import REPLY_WAIT_S, STARTUP_WAIT_S, http_lab, stdio_lab
 from .verdict import failed, not_done, passed, server_said, short
 
 MIN_PAUSE_MS = 200
 WATCH_S = 1.0  # how long past one pause the check watches for signs of life from a cancelled call
-GUARD_S = 20
+GUARD_S = 8  # the solution needs about 2 s once the server is up; a function that waits for ever is stopped here
 
 
 def _reindex(request_id, token, pause_ms=0):
@@ -133,7 +133,10 @@ def check_cancel(cancel_slow_call):
     if missing(cancel_slow_call):
         not_done("define cancel_slow_call(wire) first.")
         return
-    with WatchedWire.labserver() as wire:
+    with WatchedWire.labserver(timeout=STARTUP_WAIT_S) as wire:
+        wire.request("server/discover", id="check-ready")  # started and modern before the learner's clock runs
+        wire.written.clear()
+        wire.timeout = REPLY_WAIT_S
         outcome = attempt(cancel_slow_call, wire, guard=GUARD_S, unblock=wire.close)
         if outcome.not_done:
             not_done("cancel_slow_call still raises NotImplementedError. Write a slow reindex, wait until it runs, "
@@ -148,8 +151,9 @@ def check_cancel(cancel_slow_call):
 def _judge_cancel(wire, outcome):
     if outcome.hung:
         failed(f"Your function was still running after {GUARD_S} seconds.",
-               hint="Wait for the cancelled call with a timeout: wire.wait(request_id, timeout=1) raises "
-                    "mcpwire.WireTimeout when nothing comes, and that is the answer you expect.")
+               hint="A cancelled call never gets its reply: a wait for it without a timeout never ends.",
+               more="Wait for the cancelled call with a short timeout; mcpwire.WireTimeout when nothing comes is "
+                    "the answer you expect.")
         return False
     if isinstance(outcome.error, WireTimeout):
         failed(f"Your function raised {outcome.error_text}",
@@ -166,8 +170,9 @@ def _judge_cancel(wire, outcome):
     slow = _slow_call(wire.written)
     if slow is None:
         failed("Your function wrote no reindex request.",
-               hint="Write a tools/call for reindex with {\"pause_ms\": 300} and a progressToken in its _meta, "
-                    "using wire.write(frame) so that you do not wait for it.")
+               hint="The call to cancel is a tools/call of reindex, written without waiting for its reply.",
+               more="Give it a pause_ms long enough to catch it running and a progressToken in its _meta, and "
+                    "write it with wire.write(frame).")
         return False
     sent_at, frame = slow
     pause = frame["params"].get("arguments", {}).get("pause_ms", 50)
@@ -178,7 +183,8 @@ def _judge_cancel(wire, outcome):
         return False
     if token is None:
         failed("Your reindex has no progressToken, so neither you nor the check can see whether it is running.",
-               hint="Add meta={\"progressToken\": \"slow-progress\"} when you build the frame.")
+               hint="Progress is only reported for a request that asks for it, with a token of its own.",
+               more="The token goes in params._meta.progressToken.")
         return False
     if not _cancel_is_right(wire, sent_at, frame, token):
         return False
@@ -210,8 +216,8 @@ def _cancel_is_right(wire, sent_at, frame, token):
     cancels = [(at, f) for at, f in wire.written if f.get("method") == "notifications/cancelled"]
     if not cancels:
         failed("Your function never sent notifications/cancelled.",
-               hint="wire.send(frames.notification(\"notifications/cancelled\", {\"requestId\": ...})) after the "
-                    "reindex is running.")
+               hint="Stopping a call is a message of its own, sent while the call runs.",
+               more="It is the notification notifications/cancelled, naming the call in params.requestId.")
         return False
     at, cancel = cancels[0]
     if "id" in cancel:

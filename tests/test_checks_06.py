@@ -73,7 +73,7 @@ def test_retry_frame_answers_inside_arguments(verdict, lab):
         retry["params"]["arguments"]["inputResponses"] = retry["params"].pop("inputResponses")
         return retry
     out = verdict(checks.check_retry_frame, inside, lab)
-    assert "changed params.arguments" in out
+    assert "no params.inputResponses (you put it inside arguments" in out
 
 
 def finish_call(send, request, ask_user, max_rounds=3):
