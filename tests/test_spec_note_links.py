@@ -10,7 +10,9 @@ import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LESSONS = ["notebooks/04-tools-and-schemas.ipynb", "notebooks/05-resources-prompts-completion.ipynb"]
+LESSONS = ["notebooks/04-tools-and-schemas.ipynb", "notebooks/05-resources-prompts-completion.ipynb",
+           "notebooks/08-the-legacy-era.ipynb", "notebooks/09-build-a-host.ipynb",
+           "notebooks/10-security-on-the-wire.ipynb", "notebooks/11-costs-and-caching.ipynb"]
 SPEC_LINK = re.compile(
     r"\]\((https://modelcontextprotocol\.io/specification/(2026-07-28|2025-11-25)(/[a-z0-9/-]+)?(#[a-z0-9-]+)?"
     r"|https://www\.jsonrpc\.org/specification#[a-z_]+)\)"
