@@ -8,7 +8,7 @@ would read). Elapsed time is kept but never shown in the default view.
 
 import json
 import shlex
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from functools import cached_property
 
 from .display import ShownAsText, as_html
@@ -75,7 +75,9 @@ class Exchange:
 
     @classmethod
     def from_dict(cls, data):
-        data = dict(data)
+        # Keys a writer added beside ours (the tap's times_up/times_down) are not part of an Exchange.
+        names = {f.name for f in fields(cls)}
+        data = {key: value for key, value in data.items() if key in names}
         data["up"], data["down"] = _bytes(data["up"]), _bytes(data["down"])
         return cls(**data)
 
