@@ -15,7 +15,7 @@ REMOVED_METHODS = [
     ("logging/setLevel", {"level": "info"}),
     ("resources/subscribe", {"uri": "notes://index"}),
     ("resources/unsubscribe", {"uri": "notes://index"}),
-    ("tasks/list", None),
+    ("tasks/result", {"taskId": "t-1"}),
 ]
 REMOVED_NOTIFICATIONS = ["notifications/initialized", "notifications/roots/list_changed"]
 MODERN = {"MCP-Protocol-Version": "2026-07-28"}
