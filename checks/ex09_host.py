@@ -134,6 +134,12 @@ def check_host_routing(host_class, clients=None):
                        hint="Raise Refused for a name you cannot route: a call that is not routed is never sent, "
                             "to any server.")
                 return
+            if type(outcome.error).__name__ != "Refused":
+                failed(f"route({name!r}) raised {outcome.error_text}, not Refused; {why}.",
+                       hint="call catches Refused to tell the model why nothing was sent; any other exception "
+                            "escapes it.",
+                       more="Check the name before you take it apart, and raise Refused with the reason.")
+                return
         sent = {name: len(client.transcript) - before[name] for name, client in clients.items()}
         if any(sent.values()):
             failed(f"route sent requests to the servers ({sent}); routing only reads the table self.tools.")
@@ -172,6 +178,8 @@ SCRIPT = [
     ("lab__search_notes", {"query": "spindle density", "limit": 1}, "lab", False, None),
     ("lab__delete_note", {"note_id": "welcome"}, None, True, False),
     ("lab__sync_notes", {"remote": "https://git.example.org/lab/notes.git"}, "lab", True, True),
+    # not read-only, yet not destructive either: consent still comes first
+    ("lab__create_note", {"title": "Consent check", "body": "Never created: the user says no."}, None, True, False),
     ("personal__delete_note", {"note_id": "dentist"}, None, True, False),
     ("drive__search_notes", {"query": "dentist"}, None, False, None),
 ]
@@ -214,9 +222,12 @@ def check_host(host_class, clients=None):
                 return
             told.append(outcome.value)
         lab, personal = (_tool_calls(clients[server], start[server]) for server in ("lab", "personal"))
+    asks = sum(1 for step in SCRIPT if step[3])
+    denied = sum(1 for step in SCRIPT if step[3] and not step[4])
     passed(f"Over {len(SCRIPT)} proposals your host sent each call only to its own server (lab: {', '.join(lab)}; "
-           f"personal: {', '.join(personal)}), asked the user before the 3 calls that are not read-only, kept the 2 "
-           "denied ones off the wire and told the model, and refused drive__search_notes.")
+           f"personal: {', '.join(personal)}), asked the user before the {asks} calls that are not read-only and "
+           f"for no other, kept the {denied} denied ones off the wire and told the model, and refused "
+           "drive__search_notes.")
 
 
 def _first_hit(text):
@@ -231,8 +242,15 @@ def _judge_step(name, arguments, lands, ask, approve, text, reached, asked):
     tool_name = name.partition("__")[2]
     if ask and not asked:
         failed(f"The model proposed {proposal} and your host went on without asking the user.",
-               hint="Ask the user (self.ask_user(server, tool name, arguments)) before every tool that is not "
-                    "annotated readOnlyHint: true.")
+               hint="Only a tool annotated readOnlyHint: true may run unasked; an absent hint means the tool may "
+                    "change things.",
+               more="Ask the user before every tool that is not annotated readOnlyHint: true, whatever its "
+                    "destructiveHint says.")
+        return False
+    if asked and not ask:
+        failed(f"The model proposed {proposal}, a read-only tool, and your host asked the user about it.",
+               hint="A user asked about every call learns to click yes without reading: ask only where the "
+                    "tool may change something (it is not annotated readOnlyHint: true).")
         return False
     wrong = {server: calls for server, calls in reached.items() if calls and server != lands}
     if wrong:

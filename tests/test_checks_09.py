@@ -106,7 +106,7 @@ def test_routing_stub(verdict, clients):
 
 def test_host_right(verdict, clients):
     out = verdict(checks.check_host, Host, clients)
-    assert out.startswith("✓ Over 7 proposals") and "lab: search_notes, sync_notes;" in out
+    assert out.startswith("✓ Over 8 proposals") and "lab: search_notes, sync_notes;" in out
 
 
 def test_host_without_consent(verdict, clients):
