@@ -1,0 +1,238 @@
+"""Exercise 12's checks against the stub, the solution, right answers written differently, and the typical mistakes."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from urllib.parse import parse_qs, quote, urlencode, urlsplit
+
+import pytest
+
+import checks
+from mcpwire import HttpWire
+
+CLIENT_ID, REDIRECT_URI = "notes-notebook", "http://127.0.0.1/callback"
+
+
+@pytest.fixture(scope="module")
+def auth_lab():
+    with HttpWire.labserver("--auth") as wire:
+        yield wire
+
+
+def stub(*args):
+    raise NotImplementedError("your code here")
+
+
+def challenge_of(verifier):
+    return base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+
+
+def request_url(metadata, resource_, scope_, verifier_, state_, **changes):
+    """The right URL; `changes` replace fields (None drops one) to make the typical mistakes."""
+    query = {"response_type": "code", "client_id": CLIENT_ID, "redirect_uri": REDIRECT_URI,
+             "code_challenge": challenge_of(verifier_), "code_challenge_method": "S256", "state": state_,
+             "scope": scope_, "resource": resource_, **changes}
+    return f"{metadata['authorization_endpoint']}?{urlencode({k: v for k, v in query.items() if v is not None})}"
+
+
+def request_url_by_hand(metadata, resource, scope, verifier, state):
+    # Right, written differently: hexdigest turned back into bytes, percent-encoding by hand, fields in another order.
+    raw = bytes.fromhex(hashlib.sha256(verifier.encode()).hexdigest())
+    code_challenge = base64.b64encode(raw).decode().replace("+", "-").replace("/", "_").strip("=")
+    pairs = [("resource", resource), ("scope", scope), ("state", state), ("code_challenge_method", "S256"),
+             ("code_challenge", code_challenge), ("redirect_uri", REDIRECT_URI), ("client_id", CLIENT_ID),
+             ("response_type", "code")]
+    return metadata["authorization_endpoint"] + "?" + "&".join(f"{k}={quote(v, safe='')}" for k, v in pairs)
+
+
+# --- task 1 -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("build", [None, stub])
+def test_request_stub_is_not_done(verdict, auth_lab, build):
+    assert verdict(checks.check_authorization_request, build, auth_lab).startswith("not done yet")
+
+
+@pytest.mark.parametrize("build", [request_url, request_url_by_hand])
+def test_request_right_answers_pass(verdict, auth_lab, build):
+    assert verdict(checks.check_authorization_request, build, auth_lab).startswith("✓")
+
+
+def test_request_plain_method_is_named(verdict, auth_lab):
+    def plain(metadata, resource, scope, verifier, state):
+        return request_url(metadata, resource, scope, verifier, state, code_challenge=verifier,
+                           code_challenge_method="plain")
+
+    out = verdict(checks.check_authorization_request, plain, auth_lab)
+    assert out.startswith("✗ wrong challenge method: code_challenge_method is 'plain'")
+    assert "error=invalid_request" in out
+
+
+def test_request_padded_challenge_is_named(verdict, auth_lab):
+    def padded(metadata, resource, scope, verifier, state):
+        challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode()
+        return request_url(metadata, resource, scope, verifier, state, code_challenge=challenge)
+
+    out = verdict(checks.check_authorization_request, padded, auth_lab)
+    assert "✗ wrong challenge method: code_challenge is not BASE64URL" in out
+
+
+def test_request_missing_resource_shows_the_refused_token(verdict, auth_lab):
+    def no_resource(metadata, resource, scope, verifier, state):
+        return request_url(metadata, resource, scope, verifier, state, resource=None)
+
+    out = verdict(checks.check_authorization_request, no_resource, auth_lab)
+    assert out.startswith("✗ missing resource") and "HTTP 401" in out and "issued for no resource" in out
+
+
+def test_request_without_state_is_named(verdict, auth_lab):
+    def no_state(metadata, resource, scope, verifier, state):
+        return request_url(metadata, resource, scope, verifier, state, state=None)
+
+    assert "✗ the request does not carry the state" in verdict(checks.check_authorization_request, no_state, auth_lab)
+
+
+def test_request_that_raises_is_reported(verdict, auth_lab):
+    def broken(metadata, *rest):
+        return metadata["authorize_url"]
+
+    assert verdict(checks.check_authorization_request, broken, auth_lab).startswith("✗ authorization_request should return")
+
+
+# --- task 2 -------------------------------------------------------------------------------------
+
+def accept(location, sent_state, issuer):
+    answer = {k: v[0] for k, v in parse_qs(urlsplit(location).query).items()}
+    if answer.get("state") != sent_state or answer.get("iss") != issuer:
+        raise ValueError("not our redirect")
+    return answer["code"]
+
+
+def accept_by_regex(location, sent_state, issuer):
+    fields = dict(re.findall(r"[?&]([^=&]+)=([^&]*)", location))
+    if (fields.get("iss"), fields.get("state")) != (issuer, sent_state):
+        raise ValueError("refused")
+    return fields["code"]
+
+
+def accept_unchecked_state(location, sent_state, issuer):
+    answer = {k: v[0] for k, v in parse_qs(urlsplit(location).query).items()}
+    if answer.get("iss") != issuer:
+        raise ValueError("wrong issuer")
+    return answer["code"]
+
+
+def accept_when_iss_missing(location, sent_state, issuer):
+    answer = {k: v[0] for k, v in parse_qs(urlsplit(location).query).items()}
+    if answer.get("state") != sent_state or answer.get("iss", issuer) != issuer:
+        raise ValueError("refused")
+    return answer["code"]
+
+
+def accept_normalising(location, sent_state, issuer):
+    answer = {k: v[0] for k, v in parse_qs(urlsplit(location).query).items()}
+    if answer.get("state") != sent_state or answer.get("iss", "").rstrip("/") != issuer.rstrip("/"):
+        raise ValueError("refused")
+    return answer["code"]
+
+
+@pytest.mark.parametrize("function", [None, stub])
+def test_redirect_stub_is_not_done(verdict, function):
+    assert verdict(checks.check_accept_redirect, function).startswith("not done yet")
+
+
+@pytest.mark.parametrize("function", [accept, accept_by_regex])
+def test_redirect_right_answers_pass(verdict, function):
+    assert verdict(checks.check_accept_redirect, function).startswith("✓")
+
+
+@pytest.mark.parametrize(("function", "phrase"), [
+    (accept_unchecked_state, "✗ unchecked state"),
+    (accept_when_iss_missing, "✗ missing iss"),
+    (accept_normalising, "✗ normalised iss"),
+])
+def test_redirect_mistakes_are_named(verdict, function, phrase):
+    assert verdict(checks.check_accept_redirect, function).startswith(phrase)
+
+
+def test_redirect_that_raises_on_a_good_one_is_reported(verdict):
+    def always(location, sent_state, issuer):
+        raise ValueError("no")
+
+    assert verdict(checks.check_accept_redirect, always).startswith("✗ a good redirect should give its code")
+
+
+# --- task 3 -------------------------------------------------------------------------------------
+
+def form(code, verifier, resource):
+    return {"grant_type": "authorization_code", "code": code, "redirect_uri": REDIRECT_URI, "client_id": CLIENT_ID,
+            "code_verifier": verifier, "resource": resource}
+
+
+@pytest.mark.parametrize("function", [None, stub])
+def test_token_stub_is_not_done(verdict, auth_lab, function):
+    assert verdict(checks.check_token_request, function, auth_lab).startswith("not done yet")
+
+
+def test_token_right_answer_passes(verdict, auth_lab):
+    def in_another_order(code, verifier, resource):
+        return dict(reversed(list(form(code, verifier, resource).items())))
+
+    assert verdict(checks.check_token_request, form, auth_lab).startswith("✓")
+    assert verdict(checks.check_token_request, in_another_order, auth_lab).startswith("✓")
+
+
+def test_token_without_verifier_shows_the_refusal(verdict, auth_lab):
+    def no_verifier(code, verifier, resource):
+        return {k: v for k, v in form(code, verifier, resource).items() if k != "code_verifier"}
+
+    out = verdict(checks.check_token_request, no_verifier, auth_lab)
+    assert out.startswith("✗ the token endpoint refused the form") and "HTTP 400" in out and "code_verifier" in out
+
+
+def test_token_without_resource_is_named(verdict, auth_lab):
+    def no_resource(code, verifier, resource):
+        return {k: v for k, v in form(code, verifier, resource).items() if k != "resource"}
+
+    assert verdict(checks.check_token_request, no_resource, auth_lab).startswith("✗ missing resource in the token request")
+
+
+# --- task 4 -------------------------------------------------------------------------------------
+
+def union(granted, header):
+    return list(dict.fromkeys([*granted, *re.search(r'scope="([^"]*)"', header).group(1).split()]))
+
+
+def union_as_set(granted, header):
+    from mcpwire.oauth import parse_challenge
+    return sorted(set(granted) | set(parse_challenge(header)["scope"].split()))
+
+
+def dropped(granted, header):
+    return re.search(r'scope="([^"]*)"', header).group(1).split()
+
+
+@pytest.mark.parametrize("function", [None, stub])
+def test_step_up_stub_is_not_done(verdict, auth_lab, function):
+    assert verdict(checks.check_step_up, function, auth_lab).startswith("not done yet")
+
+
+@pytest.mark.parametrize("function", [union, union_as_set])
+def test_step_up_right_answers_pass(verdict, auth_lab, function):
+    assert verdict(checks.check_step_up, function, auth_lab).startswith("✓")
+
+
+def test_step_up_that_drops_read_is_named_with_the_servers_answer(verdict, auth_lab):
+    out = verdict(checks.check_step_up, dropped, auth_lab)
+    assert out.startswith("✗ scope dropped on step-up") and "HTTP 403" in out and "needs the notes:read scope" in out
+
+
+def test_step_up_that_keeps_only_the_old_scopes_is_named(verdict, auth_lab):
+    out = verdict(checks.check_step_up, lambda granted, header: granted, auth_lab)
+    assert out.startswith("✗ the challenged scope is missing")
+
+
+def test_step_up_returning_the_raw_string_is_named(verdict, auth_lab):
+    out = verdict(checks.check_step_up, lambda granted, header: ["notes:read notes:write"], auth_lab)
+    assert out.startswith("✗ each scope should be one word")
