@@ -21,6 +21,13 @@ REMOVED_NOTIFICATIONS = ["notifications/initialized", "notifications/roots/list_
 MODERN = {"MCP-Protocol-Version": "2026-07-28"}
 
 
+@pytest.fixture(scope="module")
+def modern_stdio(stdio_wire):
+    """The stdio lab with a modern first request: the era it then keeps. The wait covers a slow start."""
+    stdio_wire.request("server/discover", timeout=60)
+    return stdio_wire
+
+
 @pytest.mark.parametrize(("method", "params"), REMOVED_METHODS)
 def test_a_removed_method_with_the_envelope_is_not_found_on_http(http_wire, method, params):
     reply = http_wire.send(frames.request(method, params, id=7))
@@ -30,18 +37,16 @@ def test_a_removed_method_with_the_envelope_is_not_found_on_http(http_wire, meth
 
 
 @pytest.mark.parametrize(("method", "params"), REMOVED_METHODS[1:])
-def test_a_removed_method_with_the_envelope_is_not_found_on_stdio(stdio_wire, method, params):
-    stdio_wire.request("server/discover")  # a modern first request keeps the process modern
-    reply = stdio_wire.send(frames.request(method, params, id=f"removed-{method}"))
+def test_a_removed_method_with_the_envelope_is_not_found_on_stdio(modern_stdio, method, params):
+    reply = modern_stdio.send(frames.request(method, params, id=f"removed-{method}"))
     assert reply.code == -32601
     JSONRPCErrorResponse.model_validate(reply.message)
 
 
-def test_initialize_on_a_modern_stdio_process_names_the_versions_it_serves(stdio_wire):
+def test_initialize_on_a_modern_stdio_process_names_the_versions_it_serves(modern_stdio):
     # Unlike HTTP (404, -32601), SDK 2.3.0's stdio era lock answers -32022 and lists what it serves,
-    # which is what the spec asks of a server refusing an initialize.
-    stdio_wire.request("server/discover")
-    reply = stdio_wire.send(frames.request("initialize", REMOVED_METHODS[0][1], id="removed-initialize"))
+    # which is what the spec asks of a modern-only server refusing an initialize.
+    reply = modern_stdio.send(frames.request("initialize", REMOVED_METHODS[0][1], id="removed-initialize"))
     assert reply.code == -32022 and reply.error["data"]["supported"] == ["2026-07-28"]
     JSONRPCErrorResponse.model_validate(reply.message)
 
@@ -59,10 +64,9 @@ def test_a_removed_notification_is_accepted_and_not_answered_on_http(http_wire, 
     assert reply.status == 202 and reply.raw == b""
 
 
-def test_a_removed_notification_gets_no_reply_on_stdio(stdio_wire):
-    stdio_wire.request("server/discover")
-    assert stdio_wire.send_raw('{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}', timeout=0.5) is None
-    assert stdio_wire.request("server/discover").ok  # and the server goes on serving
+def test_a_removed_notification_gets_no_reply_on_stdio(modern_stdio):
+    assert modern_stdio.send_raw('{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}', timeout=0.5) is None
+    assert modern_stdio.request("server/discover").ok  # and the server goes on serving
 
 
 def test_a_response_from_the_client_is_refused_on_http(http_wire):
