@@ -28,7 +28,7 @@ FIRST_LESSON = $(notdir $(firstword $(LESSONS)))
 NBVAL = --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg --nbval-cell-timeout=60 -p no:cacheprovider
 SUBMISSIONS ?= submissions
 
-.PHONY: lab test lint test-code test-notebooks outputs exercises bench lock canary grade nbgrader clean
+.PHONY: lab test lint test-code test-notebooks outputs exercises bench lock uv-path canary grade nbgrader clean
 
 # Installs one lock file into .venv (created if missing), then the kit itself without touching its pins.
 # Falls back to pip when uv cannot be had.
@@ -79,11 +79,16 @@ test-notebooks: $(TEST_STAMP)
 
 # Rewrites requirements/*.txt from pyproject.toml. Versions already locked stay unless a range excludes
 # them; `make lock UPGRADE=1` takes the newest the ranges allow.
-lock:
-	@[ -x "$(UV)" ] || $(PYTHON) -m pip install --quiet --target "$(UV_HOME)" --require-hashes -r $(LOCK_UV)
+lock: uv-path
 	"$(UV)" pip compile pyproject.toml --extra test $(LOCK_FLAGS) -o $(LOCK_TEST)
 	"$(UV)" pip compile pyproject.toml $(LOCK_FLAGS) -c $(LOCK_TEST) -o $(LOCK_LAB)
 	"$(UV)" pip compile --group pyproject.toml:bootstrap $(LOCK_FLAGS) -o $(LOCK_UV)
+
+# Prints the uv that make uses, bootstrapping it first if needed (the tests ask for it).
+uv-path:
+	@[ -x "$(UV)" ] || $(PYTHON) -m pip install --quiet --disable-pip-version-check --no-warn-script-location \
+	  --target "$(UV_HOME)" --require-hashes -r $(LOCK_UV) >/dev/null 2>&1
+	@echo "$(UV)"
 
 # The newest releases pyproject.toml allows, in a throwaway copy: which packages moved, what broke.
 canary: $(LAB_STAMP)

@@ -1,6 +1,6 @@
 """Generate the learner notebooks in exercises/ from the complete ones in solutions/.
 
-Usage: python scripts/make_exercises.py [--check]
+Usage: python scripts/make_exercises.py [--check | --nbgrader DIR]
 
 In a code cell, the lines between `### BEGIN SOLUTION` and `### END SOLUTION`
 become a stub that raises NotImplementedError, at the indentation of the
@@ -8,6 +8,12 @@ marker. Outputs are cleared everywhere: they would give the answers away.
 A stub at the top level of a cell raises when the cell runs, so that cell is
 tagged `raises-exception`. With --check nothing is written; the exit code says
 whether exercises/ is in sync.
+
+With --nbgrader DIR, writes DIR/<name>/<name>.ipynb instead: each solution with nbgrader cell
+metadata, the source notebooks of an nbgrader course (`nbgrader generate_assignment` strips the
+same markers). A cell with a solution region is an answer cell; a cell that calls a `check_*`
+function is a locked, graded cell worth one point, ending with `raise_unless_passed()` because
+nbgrader scores a cell by whether it raises, and the checks only print.
 """
 
 import re
@@ -64,11 +70,46 @@ def exercise_from(solution: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return nb
 
 
+CHECK_CALL = re.compile(r"\bcheck_\w+\s*\(")
+SCORE = "from checks.verdict import raise_unless_passed  # nbgrader: the points need every check above to pass\nraise_unless_passed()"
+
+
+def nbgrader_source(solution: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
+    nb = nbformat.from_dict(solution)
+    answers = checks = 0
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        meta = {"schema_version": 3, "task": False}
+        if any(BEGIN.match(line) for line in cell.source.splitlines()):
+            answers += 1
+            meta.update(grade=False, solution=True, locked=False, grade_id=f"{name}-answer-{answers}")
+        elif CHECK_CALL.search(cell.source):
+            checks += 1
+            cell.source = cell.source.rstrip("\n") + "\n" + SCORE
+            meta.update(grade=True, solution=False, locked=True, points=1, grade_id=f"{name}-check-{checks}")
+        else:
+            continue
+        cell.metadata["nbgrader"] = meta
+    return nb
+
+
+def write_nbgrader(folder: Path) -> None:
+    for path in sorted((ROOT / "solutions").glob("*.ipynb")):
+        target = folder / path.stem / path.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nbgrader_source(nbformat.read(path, as_version=4), path.stem), target)
+        print(f"wrote {target}")
+
+
 def render(path: Path) -> str:
     return nbformat.writes(exercise_from(nbformat.read(path, as_version=4))) + "\n"
 
 
 def main(argv: list[str]) -> int:
+    if "--nbgrader" in argv:
+        write_nbgrader(Path(argv[argv.index("--nbgrader") + 1]))
+        return 0
     check = "--check" in argv
     stale = []
     solutions = sorted((ROOT / "solutions").glob("*.ipynb"))

@@ -1,0 +1,51 @@
+"""`make lock` is the one command that writes the lock, and `make canary` reports what moved.
+
+The lock is generated, never edited: running `make lock` again on the same pyproject.toml must write
+the same files, byte for byte (versions already locked stay; only `UPGRADE=1` moves them).
+"""
+
+import importlib.util
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LOCKS = ("lab.txt", "test.txt", "uv.txt")
+
+
+def load_canary():
+    spec = importlib.util.spec_from_file_location("canary", ROOT / "scripts" / "canary.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.slow
+def test_make_lock_rewrites_the_committed_lock_unchanged(tmp_path):
+    uv = subprocess.run(["make", "-s", "--no-print-directory", "uv-path"], cwd=ROOT, capture_output=True, text=True,
+                        timeout=300).stdout.strip().splitlines()[-1]
+    for name in ("Makefile", "pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, tmp_path / name)
+    shutil.copytree(ROOT / "requirements", tmp_path / "requirements")
+    run = subprocess.run(["make", "--no-print-directory", "lock", f"UV={uv}"], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    for name in LOCKS:
+        assert (tmp_path / "requirements" / name).read_text() == (ROOT / "requirements" / name).read_text(), (
+            f"requirements/{name} is not what `make lock` writes from pyproject.toml: run `make lock`")
+
+
+def test_the_canary_names_what_moved_appeared_and_went():
+    moved = load_canary().moved({"mcp": "2.3.0", "httpx": "0.28.1", "old": "1.0"},
+                                {"mcp": "2.4.1", "httpx": "0.28.1", "new": "0.1"})
+    assert moved == ["  mcp: 2.3.0 -> 2.4.1", "  new: new, 0.1", "  old: no longer needed (was 1.0)"]
+
+
+def test_the_canary_finds_failing_notebooks_in_pytest_output():
+    output = ("FAILED notebooks/04-tools-and-schemas.ipynb::Cell 12 - nbval differs\n"
+              "FAILED tests/test_lock.py::test_x - AssertionError\n"
+              "ERROR solutions/06-multi-round-trip-requests.ipynb::Cell 3\n")
+    assert sorted(set(load_canary().FAILED.findall(output))) == [
+        "notebooks/04-tools-and-schemas.ipynb", "solutions/06-multi-round-trip-requests.ipynb", "tests/test_lock.py"]
