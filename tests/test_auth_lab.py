@@ -8,9 +8,12 @@ import hashlib
 import json
 import re
 import secrets
+import subprocess
+import sys
 import time
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+import httpx
 import pytest
 from test_labserver_harness import HttpLab, check_result, request, tool_call
 
@@ -26,7 +29,7 @@ class AuthLab(HttpLab):
         self.issuer = self.process.stdout.readline().decode().strip()
         self.origin = self.url.rsplit("/mcp", 1)[0]
 
-    def post(self, frame: dict, token: str | None = None, **headers: str) -> "httpx.Response":  # noqa: F821
+    def post(self, frame: dict, token: str | None = None, **headers: str) -> httpx.Response:
         if token is not None:
             headers["Authorization"] = f"Bearer {token}"
         return super().post(frame, **headers)
@@ -358,3 +361,8 @@ def test_nothing_is_left_on_disk_outside_the_temporary_folder(tmp_path):
     finally:
         lab.stop()
     assert sorted(p.suffix for p in tmp_path.iterdir()) == [".md"] * len(list(tmp_path.iterdir()))
+
+
+def test_help_shows_the_auth_mode():
+    shown = subprocess.run([sys.executable, "-m", "labserver", "--help"], capture_output=True, text=True, timeout=60)
+    assert "--auth" in shown.stdout and "authorization server" in shown.stdout and "--token-lifetime" in shown.stdout
