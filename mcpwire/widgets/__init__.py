@@ -11,6 +11,9 @@ In a lesson::
     TranscriptView(wire)                            # every exchange on a wire, arrows, bytes, tokens
     ConsentPrompt("delete_note", {"note_id": "welcome"}, wire, on_decision=print)
 
+A composer whose wire is closed by the time Send is pressed (Run All ran the lesson's
+last cell, which closes its servers) starts a lab server of its own and says so.
+
 Displayed, each stores a short text/plain line with nothing volatile in it
 (e.g. `FrameComposer(stdio, tools/list)`), so nbval can compare that cell.
 """
