@@ -100,7 +100,7 @@ grade: $(LAB_STAMP)
 
 # nbgrader source notebooks (the solutions with nbgrader cell metadata) for courses that use nbgrader.
 nbgrader: $(LAB_STAMP)
-	$(PY) scripts/make_exercises.py --nbgrader $(or $(NBGRADER_SOURCE),nbgrader/source)
+	$(PY) scripts/make_exercises.py --nbgrader $(or $(NBGRADER_SOURCE),artifacts/nbgrader/source)
 
 # Re-executes the lessons and solutions and stores their outputs (the nbval expectations).
 outputs: $(TEST_STAMP)
