@@ -163,7 +163,7 @@ def check_cache_invalidation(client_class):
         session = _Session(client_class, wire)
         if _broken(session, "send, clock"):
             return
-        for method, params in (("tools/list", None), ("resources/read", INDEX)):
+        for method, params in (("tools/list", None), ("resources/read", INDEX), ("resources/list", None)):
             _, outcome = session.ask(0, method, params)
             if outcome.error:
                 _failed_call(outcome, method)
@@ -189,13 +189,25 @@ def check_cache_invalidation(client_class):
                    hint="notifications/resources/updated names the changed resource in params.uri: drop the "
                         "resources/read entry for that uri.")
             return
+        sent, outcome = session.ask(1000, "resources/list")
+        if outcome.error:
+            _failed_call(outcome, "resources/list")
+            return
+        if not sent:
+            failed(f"A note was created and the server said so ({said}), yet your client answered resources/list "
+                   "from its store.",
+                   hint="A list_changed notification says which list is stale: the one of its kind.",
+                   more="notifications/resources/list_changed stales every resources/list entry (and the "
+                        "template list); drop them all.")
+            return
         sent, outcome = session.ask(1000, "tools/list")
         if sent:
             failed(f"After {said}, your client sent tools/list again although no tool changed.",
                    hint="Drop only what a notification names: resources/list_changed stales the resource lists, "
                         "tools/list_changed the tool list.")
             return
-    passed(f"After a note was created ({said}), your cache dropped the note index and kept the tool list.")
+    passed(f"After a note was created ({said}), your cache dropped the note index and the resource list, and kept "
+           "the tool list.")
 
 
 def _create_a_note(wire):
