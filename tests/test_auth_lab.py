@@ -352,6 +352,8 @@ def test_a_token_without_resource_is_refused_by_the_mcp_server(lab):
 def test_an_mcp_token_passed_through_to_the_upstream_api_is_refused(lab, read_tokens):
     response = lab.client.get(f"{lab.issuer}/archive", headers={"Authorization": f"Bearer {read_tokens['access_token']}"})
     assert response.status_code == 401 and response.json()["error"] == "invalid_token"
+    metadata = lab.client.get(challenge_params(response.headers["www-authenticate"])["resource_metadata"])
+    assert metadata.json()["resource"] == f"{lab.issuer}/archive"
 
 
 def test_nothing_is_left_on_disk_outside_the_temporary_folder(tmp_path):

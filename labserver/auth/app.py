@@ -89,6 +89,7 @@ def authorization_server_app(provider: LabProvider, archive_url: str) -> Starlet
         *(route for route in sdk_routes if route.path != AS_METADATA_PATH),
         Route("/consent", consent_endpoint(provider), methods=["GET"]),
         Route("/archive", archive_endpoint(provider, archive_url), methods=["GET"]),
+        *resource_metadata_app(archive_url, provider.issuer, "Notes lab archive").routes,
         Route("/clients/notes-notebook.json", client_document(provider.issuer), methods=["GET"]),
     ]
     return Starlette(routes=routes)
@@ -114,15 +115,16 @@ def client_document(issuer: str):
     return document
 
 
-def resource_metadata_app(mcp_url: str, issuer: str) -> Starlette:
+def resource_metadata_app(resource: str, issuer: str, name: str = "Notes lab") -> Starlette:
+    """RFC 9728 metadata for `resource`, at its path-based well-known URL."""
     metadata = ProtectedResourceMetadata.model_validate({
-        "resource": mcp_url,
+        "resource": resource,
         "authorization_servers": [issuer],
         "scopes_supported": SCOPES,
         "bearer_methods_supported": ["header"],
-        "resource_name": "Notes lab",
+        "resource_name": name,
     })
-    path = str(build_resource_metadata_url(AnyHttpUrl(mcp_url))).split("://", 1)[1].split("/", 1)[1]
+    path = str(build_resource_metadata_url(AnyHttpUrl(resource))).split("://", 1)[1].split("/", 1)[1]
     handler = ProtectedResourceMetadataHandler(metadata)
     return Starlette(routes=[Route("/" + path, cors_middleware(handler.handle, ["GET", "OPTIONS"]),
                                    methods=["GET", "OPTIONS"])])
