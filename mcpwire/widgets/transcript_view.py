@@ -91,7 +91,31 @@ class TranscriptView(widgets.VBox):
     def refresh(self):
         self.table.value = rows_html(self.transcript)
 
+    @classmethod
+    def follow(cls, path, *, title=None):
+        """A view of a session file the tap is still writing (`python -m mcpwire.tap --out path`).
+
+        Each Refresh reads the exchanges added since, and adds a table of totals per method.
+        """
+        return _FollowingView(path, title=title or f"Following {path}")
+
     def __repr__(self):
         # What a notebook stores as text/plain: nothing that changes between runs.
         count = len(self.transcript)
         return f"TranscriptView({self.title!r}, {count} exchange{'' if count == 1 else 's'})"
+
+
+class _FollowingView(TranscriptView):
+    def __init__(self, path, *, title):
+        from ..tap.follow import GrowingJsonl
+        self.source = GrowingJsonl(path)
+        self.per_method = widgets.HTML()
+        super().__init__(Transcript(), title=title)
+        self.children = (*self.children, self.per_method)
+
+    def refresh(self):
+        from ..tap.follow import method_totals_html
+        for exchange in self.source.read_new():
+            self.transcript.append(exchange)
+        super().refresh()
+        self.per_method.value = method_totals_html(self.transcript)
