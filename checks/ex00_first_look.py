@@ -191,12 +191,13 @@ def check_send_one(send_one):
         failed(f"send_one returned {type(reply).__name__}; return the reply as a dict (json.loads of the line).")
         return
     if reply.get("id") != DISCOVER["id"] or "result" not in reply:
-        hint = None
+        hint = more = None
         if reply.get("error", {}).get("code") == -32700:
             hint = ("The server reads every line as one message, so a frame split over several lines "
-                    "is several broken messages. Write compact JSON: json.dumps(frame, separators=(\",\", \":\")), no indent.")
+                    "is several broken messages.")
+            more = "Write compact JSON, with no indent: json.dumps's separators argument makes it compact."
         failed(f"The check sent server/discover with id {DISCOVER['id']}; the reply you returned is not its result.",
-               server=server_said(reply), hint=hint)
+               server=server_said(reply), hint=hint, more=more)
         return
     passed(f"send_one wrote one line and read one back: the result for id {reply['id']}, from "
            f"{reply['result']['_meta']['io.modelcontextprotocol/serverInfo']['name']}.")

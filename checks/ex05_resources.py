@@ -58,7 +58,8 @@ def _judge_note(note_id, uri, expected, request, outcome):
     reads = [(params, message) for method, params, message in request.sent if method == "resources/read"]
     if not reads:
         failed(f"{story}, your function sent {request.methods or 'nothing'}, and no resources/read.",
-               hint="Read the note as a resource: request(\"resources/read\", {\"uri\": ...}).")
+               hint="The note is also a resource: read it by its URI.",
+               more="The method is resources/read, and its params name the uri the template gives.")
         return False
     params, message = reads[0]
     asked = params.get("uri") if isinstance(params, dict) else None
@@ -145,8 +146,9 @@ def _judge_prompt(prefix, audience, values, expected, request, outcome):
     params = params if isinstance(params, dict) else {}
     if params.get("ref") != PROMPT_REF or params.get("argument") != {"name": "topic", "value": prefix}:
         failed(f"{story}, your completion/complete params were {short(params)}.", server=_values_said(message),
-               hint=f"ref is {dumps(PROMPT_REF)} and argument is {{\"name\":\"topic\",\"value\":<the prefix>}}. "
-                    "SDK 2.3.0 answers empty values, not an error, for a prompt it does not know.")
+               hint="completion/complete names what is being completed (ref) and the argument with what is typed "
+                    "so far. SDK 2.3.0 answers empty values, not an error, for a prompt it does not know.",
+               more=f"ref is {dumps(PROMPT_REF)}; argument names the prompt's argument \"topic\" and its value, the prefix.")
         return False
     gets = [(params, message) for method, params, message in request.sent if method == "prompts/get"]
     if not values:
@@ -162,7 +164,8 @@ def _judge_prompt(prefix, audience, values, expected, request, outcome):
         return True
     if not gets:
         failed(f"{story}, your function sent {request.methods} and no prompts/get.",
-               hint=f"Get the prompt: request(\"prompts/get\", {{\"name\": \"{PROMPT}\", \"arguments\": {{...}}}}).")
+               hint="The completed value is a topic: now get the prompt with it.",
+               more=f"prompts/get takes the prompt's name ({PROMPT!r}) and its arguments.")
         return False
     get_params, get_message = gets[0]
     arguments = (get_params or {}).get("arguments") if isinstance(get_params, dict) else None
