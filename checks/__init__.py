@@ -7,6 +7,7 @@ A check never raises because of the learner's code.
 
 from .ex11_caching import check_cache_invalidation, check_cache_rules, measure_cache
 from .ex12_auth import check_accept_redirect, check_authorization_request, check_step_up, check_token_request
+from .ex13_wild import check_three_differences
 from .ex02_envelope import check_envelope, check_version_recovery
 from .ex03_batches import BATCH_BODY, check_batch
 from .ex03_fault_lab import FAULT_NAMES, FAULTS, check_fault_lab, show_faults
@@ -41,4 +42,5 @@ __all__ = [
     "show_faults", "VERBOSE_SEARCH_DESCRIPTION", "weather_server",
     "check_era_probe",
     "check_accept_redirect", "check_authorization_request", "check_step_up", "check_token_request",
+    "check_three_differences",
 ]
