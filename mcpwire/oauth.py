@@ -5,8 +5,8 @@ resource metadata (RFC 9728) and the authorization server metadata (RFC 8414, th
 discovery), checks the issuer, picks a client registration (pre-registered, a Client ID
 Metadata Document, or dynamic registration), runs the authorization code flow with PKCE S256,
 `resource` (RFC 8707), `state` and the `iss` check (RFC 9207), and keeps the tokens.
-`auth.attach(wire)` makes it record into an `HttpWire`'s transcript, and `auth.send(wire, frame)`
-sends a frame with the bearer token, answers a challenge and sends the frame once more.
+`HttpWire(url, auth=OAuth(...))` uses it on every request and records its exchanges in the
+wire's transcript; `auth.attach(wire)` and `auth.send(wire, frame)` do the same for a wire made without it.
 
 Nothing here opens a browser. The "user agent" is a function that gets the authorization URL
 and returns the redirect back to the client: `follow_redirects` (for servers that approve at

@@ -25,7 +25,7 @@ class HttpWire:
 
     transport = "http"
 
-    def __init__(self, url, *, timeout=10.0):
+    def __init__(self, url, *, timeout=10.0, auth=None):
         self.url = url
         self.timeout = timeout
         self.transcript = Transcript()
@@ -40,9 +40,11 @@ class HttpWire:
         self._process = None
         self._finalizer = None
         self._closed = False
+        # An mcpwire.oauth.OAuth: adds the bearer token, answers 401/403 challenges, records its exchanges here.
+        self.auth = auth.attach(self) if auth is not None else None
 
     @classmethod
-    def labserver(cls, *extra_args, timeout=10.0, startup_timeout=30.0):
+    def labserver(cls, *extra_args, timeout=10.0, startup_timeout=30.0, auth=None):
         """Start `python -m labserver --http --port 0`, read its URL from the first stdout line."""
         command = [sys.executable, "-m", "labserver", "--http", "--port", "0", "--until-stdin-closes", *extra_args]
         server = process.start(command)
@@ -55,7 +57,7 @@ class HttpWire:
             if server.poll() is not None or time.monotonic() > deadline:
                 code = process.stop(server, 0.5, eof_first=False)
                 raise ServerExited(f"the lab server did not print its URL (exit code {code})", code, stderr_lines[-5:])
-        wire = cls(stdout_lines[0].strip(), timeout=timeout)
+        wire = cls(stdout_lines[0].strip(), timeout=timeout, auth=auth)
         wire.stdout_lines, wire.stderr_lines = stdout_lines, stderr_lines
         wire._process = server
         wire._finalizer = process.reap_on_collect(wire, server)
@@ -119,6 +121,8 @@ class HttpWire:
         derived = header_rules.derive(frame, tool, default_version=self.default_version)
         if self.session_id is not None:
             derived["Mcp-Session-Id"] = self.session_id
+        if self.auth is not None:
+            derived.update(self.auth.headers())
         return header_rules.merge(derived, overrides)
 
     def send(self, frame, headers=None, *, tool=None, timeout=None, stream_for=None):
@@ -133,6 +137,11 @@ class HttpWire:
             self._next_id = frame["id"] + 1
         reply = self._post(frames.dumps(frame), self.headers_for(frame, tool, headers),
                            frame.get("method"), frame.get("id"), timeout, stream_for)
+        if self.auth is not None and reply.status in (401, 403) and self.auth.on_challenge(
+                self.url, reply.status, (reply.headers or {}).get("www-authenticate")):
+            # Authorized now: the same frame again (the server never processed the refused one).
+            reply = self._post(frames.dumps(frame), self.headers_for(frame, tool, headers),
+                               frame.get("method"), frame.get("id"), timeout, stream_for)
         self._remember(frame, reply)
         return reply
 

@@ -163,3 +163,13 @@ def test_an_expired_token_is_refreshed_without_a_new_consent():
         assert auth.send(wire, search(2)).ok
         assert [e.method for e in wire.transcript][start:] == [
             "tools/call", "oauth resource metadata", "oauth server metadata", "oauth token", "tools/call"]
+
+
+def test_an_httpwire_given_auth_authorizes_by_itself():
+    auth = OAuth(client_id="notes-notebook", auth_method="none", user_agent=consent_as("ada"))
+    with HttpWire.labserver("--auth", auth=auth) as wire:
+        first = wire.request("server/discover")
+        create = wire.request("tools/call", {"name": "create_note", "arguments": {"title": "Hook", "body": "b"}})
+        methods = [exchange.method for exchange in wire.transcript]
+    assert first.ok and create.ok and auth.scopes == ["notes:read", "notes:write"]
+    assert methods.count("oauth token") == 2 and methods[0] == "server/discover" and methods[-1] == "tools/call"
