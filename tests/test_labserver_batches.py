@@ -37,6 +37,9 @@ def note_exists(call, title: str) -> bool:
 @pytest.fixture(scope="module")
 def stdio():
     with stdio_lab() as lab:
+        # Wait for the first reply here, generously: a busy machine can take longer to start a server than to answer.
+        lab.send(request("warm-up", "server/discover"))
+        check_result("server/discover", lab.read_until("warm-up", timeout=60)[0])
         yield lab
 
 

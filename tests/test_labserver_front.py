@@ -45,6 +45,9 @@ MALFORMED = [
 @pytest.fixture(scope="module")
 def lab():
     with stdio_lab() as server:
+        # Wait for the first reply here, generously: a busy machine can take longer to start a server than to answer.
+        server.send(request("warm-up", "server/discover"))
+        check_result("server/discover", server.read_until("warm-up", timeout=60)[0])
         yield server
 
 
@@ -90,7 +93,7 @@ def test_fifty_pipelined_requests_then_eof_are_all_answered():
     with stdio_lab() as server:
         frames = [tool_call(i, "search_notes", {"query": "sleep memory"}) for i in range(1, 51)]
         server.send_raw(b"".join(json.dumps(frame).encode() + b"\n" for frame in frames))
-        assert server.close() == 0
+        assert server.close(timeout=60) == 0  # start-up and fifty searches: slow on a busy machine
         replies = []
         while (line := server.lines.get(timeout=10)) is not None:
             replies.append(json.loads(line))
@@ -107,7 +110,8 @@ def test_eof_does_not_wait_for_a_legacy_request_that_needs_the_client():
     }
     delete = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "delete_note", "arguments": {"note_id": "welcome"}}}
     with stdio_lab() as server:
-        server.call(initialize)
+        server.send(initialize)
+        server.read_until(1, timeout=60)  # the first reply waits for the server to start
         server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         server.send(delete)
         question = server.next_message()
