@@ -61,8 +61,10 @@ $(TEST_STAMP): $(LOCK_TEST) $(LOCK_LAB) pyproject.toml
 	$(call install_lock,$(LOCK_TEST))
 	touch $(LAB_STAMP) $@
 
+# Opens lesson 00. No language-server scan at start: the lessons need none, and it spawns npm.
 lab: $(LAB_STAMP) $(LAB_SETTINGS)
-	$(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks --LabApp.default_url=/lab/tree/$(FIRST_LESSON) $(LAB_OPTS)
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks --LabApp.default_url=/lab/tree/$(FIRST_LESSON) \
+	  --LanguageServerManager.autodetect=False $(LAB_OPTS)
 
 test: lint test-code test-notebooks
 

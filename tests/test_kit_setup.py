@@ -52,7 +52,7 @@ def test_makefile_has_the_two_commands_and_ci_calls_the_test_one():
 
 def test_make_lab_opens_the_lessons_folder():
     makefile = (ROOT / "Makefile").read_text()
-    lab_recipe = re.search(r"^lab:.*\n\t(.*)", makefile, re.M).group(1)
+    lab_recipe = re.search(r"^lab:.*\n((?:\t.*\n)+)", makefile, re.M).group(1)
     assert "root_dir=notebooks" in lab_recipe and "$(LAB_OPTS)" in lab_recipe
 
 
