@@ -201,6 +201,8 @@ def summary_html(rows, notes):
             details = "".join(f"<li><b>{html.escape(r['check'])}</b> {html.escape(r['verdict'])}: "
                               f"<pre>{html.escape(r['message'])}</pre></li>" for r in checks)
             summary = f"{passed}/{len(checks)} passed" if checks else "no submission"
+            if checks and worst != "pass":
+                summary += f" · {worst}"
             cells.append(f'<td style="background:{colour[worst] if checks else "#fff"}"><details><summary>{summary}</summary>'
                          f"<ul>{details}</ul></details></td>")
         body.append(f"<tr><th>{html.escape(learner)}</th>{''.join(cells)}</tr>")
