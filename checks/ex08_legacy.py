@@ -6,12 +6,11 @@ from functools import lru_cache
 from mcpwire import frames
 from mcpwire.stdio import StdioWire
 from .attempt import attempt, missing
-from .servers import REPLY_WAIT_S
+from .servers import REPLY_WAIT_S, STARTUP_WAIT_S
 from .verdict import failed, not_done, passed, server_said, short
 
 HANDSHAKE = ("initialize", "notifications/initialized")
 ENVELOPE_FIELDS = ("resultType", "_meta", "ttlMs", "cacheScope")  # what a modern result adds to a legacy one
-STARTUP_WAIT_S = 30  # the first reply also waits for the server to start, which is slow on a busy machine
 
 LEGACY_SESSION = [
     {"jsonrpc": "2.0", "id": 1, "method": "initialize",

@@ -14,10 +14,9 @@ from pathlib import Path
 
 from mcpwire.stdio import StdioWire
 from .attempt import attempt, missing
+from .servers import STARTUP_WAIT_S
 from .verdict import failed, not_done, passed, short
 
-REPLY_WAIT_S = 10
-STARTUP_WAIT_S = 30  # the first reply also waits for the server to start, which is slow on a busy machine
 PERSONAL_NOTES = {
     "dentist": "---\nid: dentist\ntitle: Dentist\ntags: [health]\ndate: 2026-02-18\n---\n"
                "Check-up on Thursday at 8:30. Bring the insurance card.\n",
@@ -37,7 +36,7 @@ def two_servers():
     clients = {}
     try:
         for name, folder in folders.items():
-            clients[name] = StdioWire.labserver("--notes", str(folder), timeout=REPLY_WAIT_S)
+            clients[name] = StdioWire.labserver("--notes", str(folder), timeout=STARTUP_WAIT_S)
             # the first request fixes the era (modern); its reply also waits for the server to start
             clients[name].request("server/discover", id="check-discover", timeout=STARTUP_WAIT_S)
         yield clients

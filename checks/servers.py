@@ -25,7 +25,7 @@ def make_modern(wire):
     envelope would turn the whole process legacy and change every answer after it.
     """
     if len(wire.transcript) == 0:
-        wire.request("server/discover")
+        wire.request("server/discover", timeout=STARTUP_WAIT_S)
 
 
 @contextmanager
