@@ -1,9 +1,11 @@
 """Exercise 13: three differences between a session the SDK's client sent and one written by hand.
 
-A finding is `("method", name)`: a method one session sends and the other does not; or
-`("field", method, path)`: a place (a list of keys) where the first frames of `method`
-in the two sessions differ. Ids do not count: every client numbers its own requests.
-Two findings on the same path, or one path inside the other, are one difference.
+Both sessions are on Streamable HTTP. A finding is `("method", name)`: a method one session
+sends and the other does not; `("header", name)`: an HTTP header one session's requests
+carry and the other's never do (names compared case-insensitively, as HTTP does); or
+`("field", method, path)`: a place (a list of keys) where the first frames of `method` in
+the two sessions differ. Ids do not count: every client numbers its own requests. Two
+findings on the same path, or one path inside the other, are one difference.
 """
 
 import json
@@ -28,6 +30,14 @@ def _first_frame(transcript, method):
     return None
 
 
+def _header_names(transcript):
+    names = set()
+    for exchange in transcript:
+        head = exchange.up.partition(b"\r\n\r\n")[0].decode("latin-1").split("\r\n")[1:]
+        names.update(line.split(":", 1)[0].strip().lower() for line in head if ":" in line)
+    return names
+
+
 def _at(frame, path):
     for key in path:
         if not isinstance(frame, dict) or key not in frame:
@@ -42,8 +52,17 @@ def _shown(value):
 
 def _judge(finding, real, hand):
     """None when the finding is a real difference, else what is wrong with it."""
-    if not isinstance(finding, (tuple, list)) or not finding or finding[0] not in ("method", "field"):
-        return f"{finding!r} is neither (\"method\", name) nor (\"field\", method, path)", None
+    if not isinstance(finding, (tuple, list)) or not finding or finding[0] not in ("method", "header", "field"):
+        return f"{finding!r} is none of (\"method\", name), (\"header\", name), (\"field\", method, path)", None
+    if finding[0] == "header":
+        if len(finding) != 2 or not isinstance(finding[1], str):
+            return f"{finding!r}: a header finding is (\"header\", name)", None
+        name = finding[1].lower()
+        in_real, in_hand = name in _header_names(real), name in _header_names(hand)
+        if in_real == in_hand:
+            return (f"the header {finding[1]!r} is sent in {'both sessions' if in_real else 'neither session'}",
+                    "list the header names of one request from each session, side by side")
+        return None, None
     if finding[0] == "method":
         if len(finding) != 2 or not isinstance(finding[1], str):
             return f"{finding!r}: a method finding is (\"method\", name)", None
@@ -73,13 +92,15 @@ def _judge(finding, real, hand):
 
 
 def _key(finding):
-    return ("method", finding[1]) if finding[0] == "method" else ("field", tuple(finding[2]))
+    if finding[0] == "field":
+        return ("field", tuple(finding[2]))
+    return (finding[0], finding[1].lower() if finding[0] == "header" else finding[1])
 
 
 def _same(a, b):
     if a[0] != b[0]:
         return False
-    if a[0] == "method":
+    if a[0] != "field":
         return a == b
     shorter, longer = sorted((a[1], b[1]), key=len)
     return longer[:len(shorter)] == shorter
@@ -114,5 +135,5 @@ def check_three_differences(three_differences, real, hand):
                 failed(f"two findings are one difference: {first[1]!r} and {second[1]!r}",
                        hint="a field and the fields inside it count once; find something else that differs")
                 return
-    shown = "; ".join(f"{k[0]} {k[1] if k[0] == 'method' else '.'.join(map(str, k[1]))}" for k in sorted(keys))
+    shown = "; ".join(f"{k[0]} {'.'.join(map(str, k[1])) if k[0] == 'field' else k[1]}" for k in sorted(keys))
     passed(f"three real differences: {shown}")
