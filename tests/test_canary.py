@@ -1,7 +1,7 @@
 """`make lock` is the one command that writes the lock, and `make canary` reports what moved.
 
-The lock is generated, never edited: running `make lock` again on the same pyproject.toml must write
-the same files, byte for byte (versions already locked stay; only `UPGRADE=1` moves them).
+The lock is generated, never edited: running `make lock` again on the same pyproject.toml must pin the
+same versions (versions already locked stay; only `UPGRADE=1` moves them).
 """
 
 import importlib.util
@@ -22,6 +22,10 @@ def load_canary():
     return module
 
 
+def pins(lock: Path) -> list[str]:
+    return [line.rstrip(" \\") for line in lock.read_text().splitlines() if line[:1].isalnum()]
+
+
 @pytest.mark.slow
 def test_make_lock_rewrites_the_committed_lock_unchanged(tmp_path):
     uv = subprocess.run(["make", "-s", "--no-print-directory", "uv-path"], cwd=ROOT, capture_output=True, text=True,
@@ -33,7 +37,8 @@ def test_make_lock_rewrites_the_committed_lock_unchanged(tmp_path):
                          text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     for name in LOCKS:
-        assert (tmp_path / "requirements" / name).read_text() == (ROOT / "requirements" / name).read_text(), (
+        # Pins and markers, not hashes: an index may add a wheel to an old release, which adds a hash.
+        assert pins(tmp_path / "requirements" / name) == pins(ROOT / "requirements" / name), (
             f"requirements/{name} is not what `make lock` writes from pyproject.toml: run `make lock`")
 
 
