@@ -67,6 +67,7 @@ def _close(fd):
 
 def run(command, out_path, stderr_path, *, stdin_fd=0, stdout_fd=1, stderr_fd=2):
     """Tap `command` until it exits; returns its exit code (negative: the signal that ended it)."""
+    sys.setswitchinterval(0.0005)  # a pump waiting on the recorder thread gets the GIL back within half a millisecond
     child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              bufsize=0, start_new_session=True,
                              preexec_fn=_die_with_the_tap if sys.platform == "linux" else None)
