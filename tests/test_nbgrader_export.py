@@ -5,6 +5,7 @@ cell scores in nbgrader only by raising, and the checks print, so the export end
 `raise_unless_passed()`; these tests hold both halves.
 """
 
+import contextlib
 import subprocess
 import sys
 from pathlib import Path
@@ -63,6 +64,10 @@ def test_the_learner_version_is_unchanged_by_the_export():
 
 
 def test_a_check_cell_raises_after_a_failed_or_missing_verdict_and_not_after_a_pass(capsys):
+    # Checks run earlier in this process left verdicts behind; a check cell drains them the same way.
+    with contextlib.suppress(AssertionError):
+        verdict.raise_unless_passed()
+    capsys.readouterr()
     verdict.passed("fine")
     verdict.raise_unless_passed()
     verdict.passed("fine")
