@@ -62,8 +62,8 @@ CODES = {
                   "400"),
         ErrorCode(-32021, "Missing required client capability",
                   "serving the request needs a client capability this request did not declare",
-                  "calling a tool that asks for input (elicitation) without "
-                  "io.modelcontextprotocol/clientCapabilities {\"elicitation\": {...}}; see error.data.requiredCapabilities",
+                  "calling a tool that asks the client for input (elicitation, sampling or roots) without that "
+                  "capability in io.modelcontextprotocol/clientCapabilities; error.data.requiredCapabilities names it",
                   "400"),
         ErrorCode(-32022, "Unsupported protocol version",
                   "the server does not serve the protocol version this request names",
