@@ -34,7 +34,7 @@ def _key(value):
     return None if isinstance(value, (list, dict)) else value
 
 
-def _method_of(text):
+def method_of(text):
     try:
         method = json.loads(text).get("method")
     except (ValueError, AttributeError, RecursionError):

@@ -14,19 +14,11 @@ from collections import deque
 
 from . import frames, lines, process
 from .errors import ServerExited, WireTimeout
-from .matching import RAW, REQUEST, Filed, Matcher, Pending, id_at_start
+from .matching import RAW, REQUEST, Filed, Matcher, Pending, method_of, id_at_start
 from .pipe_reader import PipeReader
 from .reply import Reply
 from .transcript import Exchange, Transcript
 from .wire import RAW_TIMEOUT
-
-
-def _method_of(text):
-    try:
-        method = json.loads(text).get("method")
-    except (ValueError, AttributeError, RecursionError):
-        return None
-    return method if isinstance(method, str) else None
 
 
 def _progress_token(frame):
@@ -199,7 +191,7 @@ class StdioWire:
         _no_headers(headers)
         if isinstance(text, bytes):
             text = text.decode("utf-8", "surrogateescape")
-        pending = Pending(RAW, _readable_id(text), _method_of(text), text, b"")
+        pending = Pending(RAW, _readable_id(text), method_of(text), text, b"")
         self._write(text, pending, newline=newline)
         return self._wait_for(pending, timeout, raise_on_timeout=False)
 
@@ -207,7 +199,7 @@ class StdioWire:
         data = (payload + ("\n" if newline else "")).encode("utf-8", "surrogateescape")  # raw bytes go out as sent
         with self._lock:
             if pending is None:
-                self.transcript.append(Exchange(transport="stdio", method=_method_of(payload), id=None, up=data,
+                self.transcript.append(Exchange(transport="stdio", method=method_of(payload), id=None, up=data,
                                                 down=b"", up_payloads=[payload]))
             else:
                 pending.line = data
