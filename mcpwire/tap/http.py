@@ -15,6 +15,7 @@ they crossed the tap, status and payloads (the JSON body, or each SSE event's da
 """
 
 import json
+import signal
 import socket
 import threading
 import time
@@ -86,6 +87,27 @@ class _Downstream:
                 self.times.append(time.time())
 
 
+class _InFlight:
+    """Counts exchanges between reading a request and recording its response, so a stop can wait for them."""
+
+    def __init__(self):
+        self._count = 0
+        self._idle = threading.Condition()
+
+    def __enter__(self):
+        with self._idle:
+            self._count += 1
+
+    def __exit__(self, *exc):
+        with self._idle:
+            self._count -= 1
+            self._idle.notify_all()
+
+    def wait_idle(self, timeout):
+        with self._idle:
+            self._idle.wait_for(lambda: self._count == 0, timeout=timeout)
+
+
 class Proxy:
     """Accepts hosts on 127.0.0.1 and forwards each to `upstream` on a connection of its own."""
 
@@ -99,6 +121,7 @@ class Proxy:
         self.url = f"http://{HOST}:{self.port}{self.path}"
         self.own_hosts = {f"{HOST}:{self.port}".encode(), f"localhost:{self.port}".encode()}
         self.recorder = _Recorder(out, upstream)
+        self._in_flight = _InFlight()
 
     def serve_forever(self):
         while True:
@@ -110,7 +133,9 @@ class Proxy:
             threading.Thread(target=self._connection, args=(client,), daemon=True).start()
 
     def close(self):
+        """Stop accepting, then give exchanges under way a moment to reach the file."""
         self.listener.close()
+        self._in_flight.wait_idle(timeout=2)
 
     def _connection(self, client):
         upstream = None
@@ -135,8 +160,10 @@ class Proxy:
                                                                 headers=headers, http_version=event.http_version))
                                  + (upstream_side.send(h11.Data(data=bytes(body))) if body else b"")
                                  + upstream_side.send(h11.EndOfMessage()))
-                down = self._relay(upstream, upstream_side, client, downstream_side)
-                self.recorder.write(raw_up, body, down.raw, down.status, down.payloads, [at], down.times)
+                with self._in_flight:
+                    down, last = self._relay(upstream, upstream_side, client, downstream_side)
+                    self.recorder.write(raw_up, body, down.raw, down.status, down.payloads, [at], down.times)
+                    client.sendall(last)
                 if (downstream_side.our_state is h11.DONE and downstream_side.their_state is h11.DONE
                         and upstream_side.our_state is h11.DONE and upstream_side.their_state is h11.DONE):
                     downstream_side.start_next_cycle()
@@ -177,7 +204,8 @@ class Proxy:
                 upstream_side.receive_data(data)
                 continue
             if isinstance(event, h11.ConnectionClosed):
-                break
+                down.end()
+                return down, b""
             if isinstance(event, (h11.Response, h11.InformationalResponse)):
                 if isinstance(event, h11.Response):
                     down.response(event)
@@ -185,11 +213,10 @@ class Proxy:
                                     reason=event.reason, http_version=event.http_version)
             elif isinstance(event, h11.Data):
                 down.body(event.data)
-            client.sendall(downstream_side.send(event))  # at once: an SSE event reaches the host as it comes
             if isinstance(event, h11.EndOfMessage):
-                break
-        down.end()
-        return down
+                down.end()
+                return down, downstream_side.send(event)
+            client.sendall(downstream_side.send(event))  # at once: an SSE event reaches the host as it comes
 
     def _refuse(self, client, side, raw_up, body, at):
         message = b"the tap answers only to Host 127.0.0.1 or localhost on its own port\n"
@@ -200,11 +227,16 @@ class Proxy:
         self.recorder.write(raw_up, body, reply, 421, [message.decode()], [at], [time.time()])
 
 
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
 def serve(upstream, out_path, port=0):
     """Print the tap's URL as the first line, then forward until interrupted."""
     with open(out_path, "w", encoding="utf-8") as out:
         proxy = Proxy(upstream, out, port)
         print(proxy.url, flush=True)
+        signal.signal(signal.SIGTERM, _interrupt)  # stopped like Ctrl-C: the file keeps what the hosts received
         try:
             proxy.serve_forever()
         except KeyboardInterrupt:
