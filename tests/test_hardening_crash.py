@@ -16,6 +16,8 @@ import random
 import re
 import signal
 
+import pytest
+
 from test_labserver_harness import FORM_ELICITATION, TAG_KEY, StdioLab, check_result, request, retry_with, tool_call
 
 from labserver.notes import Note, parse_note, seed_folder
@@ -87,6 +89,8 @@ def one_round(folder, number: int, rng: random.Random) -> dict:
     return {"acknowledged": len(acknowledged), "landed": landed, "writes": len(writes)}
 
 
+# Fifty server starts: about 1.5 min alone on two cores, longer beside the other test worker.
+@pytest.mark.timeout(360)
 def test_sigkill_mid_write_leaves_old_or_new_notes_and_the_server_starts_again(tmp_path):
     folder = tmp_path / "notes"
     seed_folder(folder)
