@@ -49,12 +49,14 @@ def _pump(source, target, on_data, on_end):
             data = b""
         if not data:
             break
+        # Queued before it is passed on, so a request is always queued before the reply it provokes
+        # (the recorder pairs them in queue order).
+        on_data(data)
         if target_open:
             try:
                 _write_all(target, data)
             except OSError:  # the reader went away: the bytes are still worth recording
                 target_open = False
-        on_data(data)
     on_end()
 
 
