@@ -5,27 +5,27 @@ what the server answered and a hint; given an unfinished stub it prints "not don
 A check never raises because of the learner's code.
 """
 
-from .ex11_caching import check_cache_invalidation, check_cache_rules, measure_cache
-from .ex12_auth import check_accept_redirect, check_authorization_request, check_step_up, check_token_request
-from .ex13_wild import check_three_differences
+from .ex16_caching import check_cache_invalidation, check_cache_rules, measure_cache
+from .ex18_auth import check_accept_redirect, check_authorization_request, check_step_up, check_token_request
+from .ex19_wild import check_three_differences
 from .ex02_envelope import check_envelope, check_version_recovery
 from .ex03_batches import BATCH_BODY, check_batch
 from .ex03_fault_lab import FAULT_NAMES, FAULTS, check_fault_lab, show_faults
 from .ex00_first_look import check_first_frame, check_send_one, check_start_server
-from .ex09_host import check_host, check_host_routing
+from .ex13_host import check_host, check_host_routing
 from .ex03_http import check_routing_headers
-from .ex08_legacy import LEGACY_SESSION, check_envelope_from_initialize, check_translation
-from .ex08_probe import check_era_probe
-from .ex06_mrtr import check_finish_call, check_retry_frame
-from .ex06_input_requests import check_input_answers
-from .ex07_notifications import check_cancel, check_progress_fractions
-from .ex07_logging import check_log_opt_in
-from .ex05_pagination import check_all_resources
-from .ex05_resources import check_prompt_completion, check_templated_read
-from .ex10_security import check_note_id_validator, check_origin_guard, check_poison_flagger, weather_server
+from .ex11_legacy import LEGACY_SESSION, check_envelope_from_initialize, check_translation
+from .ex11_probe import check_era_probe
+from .ex08_mrtr import check_finish_call, check_retry_frame
+from .ex08_input_requests import check_input_answers
+from .ex10_notifications import check_cancel, check_progress_fractions
+from .ex10_logging import check_log_opt_in
+from .ex07_pagination import check_all_resources
+from .ex07_resources import check_prompt_completion, check_templated_read
+from .ex14_security import check_note_id_validator, check_origin_guard, check_poison_flagger, weather_server
 from .ex01_stdio import check_message_kinds, check_stdio_loop
-from .ex04_content import check_effective_hints, check_model_blocks
-from .ex04_tools import VERBOSE_SEARCH_DESCRIPTION, check_reply_kinds, check_search_then_read, check_short_description
+from .ex05_content import check_effective_hints, check_model_blocks
+from .ex05_tools import VERBOSE_SEARCH_DESCRIPTION, check_reply_kinds, check_search_then_read, check_short_description
 
 __all__ = [
     "BATCH_BODY", "check_batch",

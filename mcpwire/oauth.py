@@ -1,4 +1,4 @@
-"""OAuth 2.1 for a protected MCP server, the way lesson 12 does it by hand, in one small helper.
+"""OAuth 2.1 for a protected MCP server, the way lesson 18 does it by hand, in one small helper.
 
 `OAuth` answers a `401`/`403` challenge: it reads `WWW-Authenticate`, fetches the protected
 resource metadata (RFC 9728) and the authorization server metadata (RFC 8414, then OpenID
@@ -33,7 +33,7 @@ class OAuthError(WireError):
     """The authorization dance stopped: a check failed or a server refused."""
 
 
-# --- the pieces lesson 12 computes by hand -------------------------------------------------
+# --- the pieces lesson 18 computes by hand -------------------------------------------------
 
 def pkce_pair(verifier=None):
     """(code_verifier, code_challenge) for S256: the challenge is BASE64URL(SHA256(verifier)) without padding."""

@@ -1,4 +1,4 @@
-"""Exercise 12's checks against the stub, the solution, right answers written differently, and the typical mistakes."""
+"""Exercise 18's checks against the stub, the solution, right answers written differently, and the typical mistakes."""
 
 from __future__ import annotations
 

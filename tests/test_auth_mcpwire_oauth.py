@@ -1,4 +1,4 @@
-"""mcpwire.oauth: the pieces a learner computes by hand in lesson 12, and the whole dance against the auth lab."""
+"""mcpwire.oauth: the pieces a learner computes by hand in lesson 18, and the whole dance against the auth lab."""
 
 from __future__ import annotations
 

@@ -49,8 +49,8 @@ def test_the_canary_names_what_moved_appeared_and_went():
 
 
 def test_the_canary_finds_failing_notebooks_in_pytest_output():
-    output = ("FAILED notebooks/04-tools-and-schemas.ipynb::Cell 12 - nbval differs\n"
+    output = ("FAILED notebooks/05-tools-and-schemas.ipynb::Cell 12 - nbval differs\n"
               "FAILED tests/test_lock.py::test_x - AssertionError\n"
-              "ERROR solutions/06-multi-round-trip-requests.ipynb::Cell 3\n")
+              "ERROR solutions/08-multi-round-trip-requests.ipynb::Cell 3\n")
     assert sorted(set(load_canary().FAILED.findall(output))) == [
-        "notebooks/04-tools-and-schemas.ipynb", "solutions/06-multi-round-trip-requests.ipynb", "tests/test_lock.py"]
+        "notebooks/05-tools-and-schemas.ipynb", "solutions/08-multi-round-trip-requests.ipynb", "tests/test_lock.py"]

@@ -9,84 +9,121 @@ def stub(*args):
     raise NotImplementedError("your code here")
 
 
-# --- task 1: a note through the URI template -----------------------------------------------------
+# --- task 1: search, then read the best hit ------------------------------------------------------
 
-def note_header(request, template, note_id, *, expand=lambda t, i: t.replace("{note_id}", i), tags_as_list=True):
-    text = request("resources/read", {"uri": expand(template, note_id)})["result"]["contents"][0]["text"]
-    front = text.removeprefix("---\n").split("\n---\n", 1)[0]
-    header = dict(line.split(": ", 1) for line in front.splitlines())
-    if tags_as_list:
-        header["tags"] = [tag.strip() for tag in header["tags"].strip("[]").split(",") if tag.strip()]
-    return {key: header[key] for key in ("id", "title", "tags", "date")}
-
-
-def test_templated_read_right(verdict, lab):
-    out = verdict(checks.check_templated_read, note_header, lab)
-    assert out.startswith("✓ note_header read spindle-density, welcome, lab-sync-2026-02-09")
-
-
-def test_templated_read_keeping_the_braces(verdict, lab):
-    keep_braces = lambda r, t, i: note_header(r, t, i, expand=lambda t, i: t.replace("note_id", i))  # noqa: E731
-    out = verdict(checks.check_templated_read, keep_braces, lab)
-    assert out.startswith("✗") and "notes://{spindle-density}" in out and "-32602" in out and "braces included" in out
-
-
-def test_templated_read_tags_left_as_text(verdict, lab):
-    out = verdict(checks.check_templated_read, lambda r, t, i: note_header(r, t, i, tags_as_list=False), lab)
-    assert out.startswith("✗") and "tags = [spindles, eeg, memory]" in out and "Return a list" in out
-
-
-def test_templated_read_through_the_tool(verdict, lab):
-    def through_the_tool(request, template, note_id):
-        note = request("tools/call", {"name": "read_note", "arguments": {"note_id": note_id}})
-        return {key: note["result"]["structuredContent"][key] for key in ("id", "title", "tags", "date")}
-    out = verdict(checks.check_templated_read, through_the_tool, lab)
-    assert out.startswith("✗") and "no resources/read" in out
-
-
-# --- task 2: complete, then get the prompt -----------------------------------------------------------
-
-def summary_prompt(request, prefix, audience, *, name="summarise_topic", use_prefix=False, check_empty=True, arguments=True):
-    completion = request("completion/complete", {"ref": {"type": "ref/prompt", "name": name},
-                                                 "argument": {"name": "topic", "value": prefix}})
-    values = completion["result"]["completion"]["values"]
-    if check_empty and not values:
+def tags_of_best(call_tool, topic, *, limit=1, note_argument="note_id", check_empty=True):
+    arguments = {"query": topic} if limit is None else {"query": topic, "limit": limit}
+    hits = call_tool("search_notes", arguments)["result"]["structuredContent"]["hits"]
+    if check_empty and not hits:
         return None
-    topic = prefix if use_prefix else values[0]
-    params = {"name": "summarise_topic"}
-    if arguments:
-        params["arguments"] = {"topic": topic, "audience": audience}
-    return request("prompts/get", params)["result"]["messages"][0]["content"]["text"]
+    note = call_tool("read_note", {note_argument: hits[0]["id"]})
+    return note["result"]["structuredContent"]["tags"]
 
 
-def test_prompt_completion_right(verdict, lab):
-    out = verdict(checks.check_prompt_completion, summary_prompt, lab)
-    assert out.startswith("✓ summary_prompt completed the topic ('tm' → 'tmr', 'sl' → 'sleep', 'zz' → nothing)")
+def test_search_then_read_right(verdict, lab):
+    out = verdict(checks.check_search_then_read, tags_of_best, lab)
+    assert out.startswith("✓ best_note_tags asked search_notes for one hit") and "'zebrafish' → None" in out
 
 
-def test_prompt_completion_with_the_prefix_as_topic(verdict, lab):
-    out = verdict(checks.check_prompt_completion, lambda r, p, a: summary_prompt(r, p, a, use_prefix=True), lab)
-    assert out.startswith("✗ For the prefix 'tm'") and "not the prefix" in out
+def test_search_then_read_with_a_string_limit(verdict, lab):
+    out = verdict(checks.check_search_then_read, lambda call, topic: tags_of_best(call, topic, limit="1"), lab)
+    assert out.startswith("✗") and "'1' is not of type 'integer'" in out and "pydantic converts it" in out
 
 
-def test_prompt_completion_with_a_misspelt_prompt(verdict, lab):
-    out = verdict(checks.check_prompt_completion, lambda r, p, a: summary_prompt(r, p, a, name="summarize_topic"), lab)
-    assert out.startswith("✗") and "completion values []" in out and "empty values, not an error" in out
+def test_search_then_read_asking_for_the_default_five(verdict, lab):
+    out = verdict(checks.check_search_then_read, lambda call, topic: tags_of_best(call, topic, limit=None), lab)
+    assert out.startswith("✗") and "no limit (the default is 5)" in out
 
 
-def test_prompt_completion_without_arguments(verdict, lab):
-    out = verdict(checks.check_prompt_completion, lambda r, p, a: summary_prompt(r, p, a, arguments=False), lab)
-    assert out.startswith("✗") and "-32603" in out and "the spec says -32602" in out
+def test_search_then_read_with_a_wrong_argument_name(verdict, lab):
+    out = verdict(checks.check_search_then_read, lambda call, topic: tags_of_best(call, topic, note_argument="id"), lab)
+    assert out.startswith("✗") and "'note_id' is a required property" in out and "tool error result" in out
 
 
-def test_prompt_completion_without_handling_no_value(verdict, lab):
-    out = verdict(checks.check_prompt_completion, lambda r, p, a: summary_prompt(r, p, a, check_empty=False), lab)
-    assert out.startswith("✗ For the prefix 'zz'") and "IndexError" in out
+def test_search_then_read_without_handling_no_hits(verdict, lab):
+    out = verdict(checks.check_search_then_read, lambda call, topic: tags_of_best(call, topic, check_empty=False), lab)
+    assert out.startswith("✗ For the topic 'zebrafish'") and "IndexError" in out and "return None" in out
 
 
-# --- unfinished work -----------------------------------------------------------------------------------
+# --- task 2: a result, a tool error or a protocol error ----------------------------------------------
 
-@pytest.mark.parametrize("check", [checks.check_templated_read, checks.check_prompt_completion])
-@pytest.mark.parametrize("answer", [stub, None], ids=["stub", "none"])
+def classify(message):
+    if "error" in message:
+        return ("protocol error", message["error"]["code"])
+    result = message["result"]
+    if result.get("isError", False):
+        return ("tool error", "\n".join(block.get("text", "") for block in result.get("content", [])))
+    return ("result", result.get("structuredContent"))
+
+
+def classify_by_error_member_only(message):
+    if "error" in message:
+        return ("protocol error", message["error"]["code"])
+    return ("result", message["result"].get("structuredContent"))
+
+
+def classify_with_brackets(message):
+    if message["result"]["isError"]:
+        return ("tool error", message["result"]["content"][0]["text"])
+    return ("result", message["result"]["structuredContent"])
+
+
+def classify_with_text_for_results(message):
+    kind, detail = classify(message)
+    return (kind, message["result"]["content"][0]["text"]) if kind == "result" else (kind, detail)
+
+
+def test_reply_kinds_right(verdict, lab):
+    assert verdict(checks.check_reply_kinds, classify, lab).startswith("✓ classify sorted all 10 replies")
+
+
+def test_reply_kinds_missing_is_error(verdict, lab):
+    out = verdict(checks.check_reply_kinds, classify_by_error_member_only, lab)
+    assert out.startswith("✗ The check sent sync_notes") and "this is a 'tool error'" in out and "isError" in out
+
+
+def test_reply_kinds_crashing_on_an_error_reply(verdict, lab):
+    out = verdict(checks.check_reply_kinds, classify_with_brackets, lab)
+    assert "classify raised KeyError: 'result'" in out and '"code":-32602' in out
+
+
+def test_reply_kinds_text_instead_of_structured_content(verdict, lab):
+    out = verdict(checks.check_reply_kinds, classify_with_text_for_results, lab)
+    assert out.startswith("✗") and "found the kind ('result')" in out and "structuredContent" in out
+
+
+# --- task 3: a shorter description -----------------------------------------------------------------
+
+def test_short_description_right(verdict, lab):
+    out = verdict(checks.check_short_description, "Search lab notes; best hits first. Read one in full with read_note.", lab)
+    assert out.startswith("✓ Your description is 16 tokens (the verbose one is 228)")
+
+
+def test_short_description_over_budget(verdict, lab):
+    out = verdict(checks.check_short_description, checks.VERBOSE_SEARCH_DESCRIPTION[:400], lab)
+    assert out.startswith("✗ Your description is 82 tokens") and "the budget is 40" in out
+
+
+def test_short_description_that_lost_a_fact(verdict, lab):
+    out = verdict(checks.check_short_description, "Search the lab notes, best first.", lab)
+    assert out.startswith("✗") and "how to read a hit in full (read_note)" in out
+
+
+def test_short_description_contradicting_the_schema(verdict, lab):
+    out = verdict(checks.check_short_description, "Search lab notes, best first, at most 10 hits. Read one with read_note.", lab)
+    assert out.startswith("✗") and "the number 10" in out
+
+
+def test_short_description_naming_an_argument_that_does_not_exist(verdict, lab):
+    out = verdict(checks.check_short_description, "Search lab notes, best first; set max_hits. Read one with read_note.", lab)
+    assert out.startswith("✗") and "'max_hits'" in out
+
+
+# --- unfinished work ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("check, answer", [
+    (checks.check_search_then_read, stub), (checks.check_search_then_read, None),
+    (checks.check_reply_kinds, stub), (checks.check_short_description, None),
+], ids=["search-stub", "search-none", "classify-stub", "description-none"])
 def test_an_unfinished_task_is_not_done_yet(verdict, lab, check, answer):
     assert verdict(check, answer, lab).startswith("not done yet:")

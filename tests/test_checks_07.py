@@ -1,108 +1,92 @@
-"""Exercise 07 checks: progress fractions and a cancelled call; the right answers pass, typical mistakes are explained."""
+"""Exercise 07 checks: a right answer passes, typical wrong answers fail with the right explanation."""
 
-import time
-
+import pytest
 
 import checks
-from mcpwire import WireTimeout, frames
 
 
 def stub(*args):
     raise NotImplementedError("your code here")
 
 
-def progress_fractions(messages, token):
-    return [m["params"]["progress"] / m["params"]["total"] for m in messages
-            if m.get("method") == "notifications/progress" and m["params"].get("progressToken") == token]
+# --- task 1: a note through the URI template -----------------------------------------------------
+
+def note_header(request, template, note_id, *, expand=lambda t, i: t.replace("{note_id}", i), tags_as_list=True):
+    text = request("resources/read", {"uri": expand(template, note_id)})["result"]["contents"][0]["text"]
+    front = text.removeprefix("---\n").split("\n---\n", 1)[0]
+    header = dict(line.split(": ", 1) for line in front.splitlines())
+    if tags_as_list:
+        header["tags"] = [tag.strip() for tag in header["tags"].strip("[]").split(",") if tag.strip()]
+    return {key: header[key] for key in ("id", "title", "tags", "date")}
 
 
-def test_fractions_right(verdict, lab, http):
-    assert verdict(checks.check_progress_fractions, progress_fractions, lab, http).startswith("✓ progress_fractions followed")
+def test_templated_read_right(verdict, lab):
+    out = verdict(checks.check_templated_read, note_header, lab)
+    assert out.startswith("✓ note_header read spindle-density, welcome, lab-sync-2026-02-09")
 
 
-def test_fractions_stub(verdict, lab, http):
-    assert verdict(checks.check_progress_fractions, stub, lab, http).startswith("not done yet")
+def test_templated_read_keeping_the_braces(verdict, lab):
+    keep_braces = lambda r, t, i: note_header(r, t, i, expand=lambda t, i: t.replace("note_id", i))  # noqa: E731
+    out = verdict(checks.check_templated_read, keep_braces, lab)
+    assert out.startswith("✗") and "notes://{spindle-density}" in out and "-32602" in out and "braces included" in out
 
 
-def test_fractions_of_every_token(verdict, lab, http):
-    def every_token(messages, token):
-        return [m["params"]["progress"] / m["params"]["total"] for m in messages
-                if m.get("method") == "notifications/progress"]
-    out = verdict(checks.check_progress_fractions, every_token, lab, http)
-    assert "You returned 26 fractions; the token 'a' has 13" in out and "the other call's progress" in out
+def test_templated_read_tags_left_as_text(verdict, lab):
+    out = verdict(checks.check_templated_read, lambda r, t, i: note_header(r, t, i, tags_as_list=False), lab)
+    assert out.startswith("✗") and "tags = [spindles, eeg, memory]" in out and "Return a list" in out
 
 
-def test_fractions_that_trust_every_message(verdict, lab, http):
-    def trusting(messages, token):
-        return [m["params"]["progress"] / m["params"]["total"] for m in messages if m["params"]["progressToken"] == token]
-    out = verdict(checks.check_progress_fractions, trusting, lab, http)
-    assert "raised KeyError" in out and "acknowledgement has no progressToken" in out
+def test_templated_read_through_the_tool(verdict, lab):
+    def through_the_tool(request, template, note_id):
+        note = request("tools/call", {"name": "read_note", "arguments": {"note_id": note_id}})
+        return {key: note["result"]["structuredContent"][key] for key in ("id", "title", "tags", "date")}
+    out = verdict(checks.check_templated_read, through_the_tool, lab)
+    assert out.startswith("✗") and "no resources/read" in out
 
 
-def test_fractions_as_percentages(verdict, lab, http):
-    def percent(messages, token):
-        return [100 * f for f in progress_fractions(messages, token)]
-    assert "a fraction runs from 0 to 1" in verdict(checks.check_progress_fractions, percent, lab, http)
+# --- task 2: complete, then get the prompt -----------------------------------------------------------
+
+def summary_prompt(request, prefix, audience, *, name="summarise_topic", use_prefix=False, check_empty=True, arguments=True):
+    completion = request("completion/complete", {"ref": {"type": "ref/prompt", "name": name},
+                                                 "argument": {"name": "topic", "value": prefix}})
+    values = completion["result"]["completion"]["values"]
+    if check_empty and not values:
+        return None
+    topic = prefix if use_prefix else values[0]
+    params = {"name": "summarise_topic"}
+    if arguments:
+        params["arguments"] = {"topic": topic, "audience": audience}
+    return request("prompts/get", params)["result"]["messages"][0]["content"]["text"]
 
 
-def slow_frame(request_id="slow-call", token="slow-progress", pause_ms=200):
-    return frames.request("tools/call", {"name": "reindex", "arguments": {"pause_ms": pause_ms}}, id=request_id,
-                          meta={"progressToken": token})
+def test_prompt_completion_right(verdict, lab):
+    out = verdict(checks.check_prompt_completion, summary_prompt, lab)
+    assert out.startswith("✓ summary_prompt completed the topic ('tm' → 'tmr', 'sl' → 'sleep', 'zz' → nothing)")
 
 
-def wait_for_progress(wire, token, timeout=5):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and not any(
-            n.get("params", {}).get("progressToken") == token for n in wire.notifications):
-        time.sleep(0.01)
+def test_prompt_completion_with_the_prefix_as_topic(verdict, lab):
+    out = verdict(checks.check_prompt_completion, lambda r, p, a: summary_prompt(r, p, a, use_prefix=True), lab)
+    assert out.startswith("✗ For the prefix 'tm'") and "not the prefix" in out
 
 
-def cancelling(cancel_params=None, *, as_request=False, pause_ms=200):
-    """cancel_slow_call, optionally with a wrong cancel (its params, or sent as a request) or a short pause."""
-    def cancel_slow_call(wire):
-        wire.write(slow_frame(pause_ms=pause_ms))
-        wait_for_progress(wire, "slow-progress")
-        params = cancel_params if cancel_params is not None else {"requestId": "slow-call"}
-        if as_request:
-            wire.request("notifications/cancelled", params)
-        else:
-            wire.send(frames.notification("notifications/cancelled", params))
-        try:
-            late = wire.wait("slow-call", timeout=1)
-        except WireTimeout:
-            late = None
-        return late, wire.request("server/discover")
-    return cancel_slow_call
+def test_prompt_completion_with_a_misspelt_prompt(verdict, lab):
+    out = verdict(checks.check_prompt_completion, lambda r, p, a: summary_prompt(r, p, a, name="summarize_topic"), lab)
+    assert out.startswith("✗") and "completion values []" in out and "empty values, not an error" in out
 
 
-def test_cancel_right(verdict):
-    assert verdict(checks.check_cancel, cancelling()).startswith("✓ The server stopped your reindex")
+def test_prompt_completion_without_arguments(verdict, lab):
+    out = verdict(checks.check_prompt_completion, lambda r, p, a: summary_prompt(r, p, a, arguments=False), lab)
+    assert out.startswith("✗") and "-32603" in out and "the spec says -32602" in out
 
 
-def test_cancel_stub(verdict):
-    assert verdict(checks.check_cancel, stub).startswith("not done yet")
+def test_prompt_completion_without_handling_no_value(verdict, lab):
+    out = verdict(checks.check_prompt_completion, lambda r, p, a: summary_prompt(r, p, a, check_empty=False), lab)
+    assert out.startswith("✗ For the prefix 'zz'") and "IndexError" in out
 
 
-def test_cancel_naming_the_progress_token(verdict):
-    out = verdict(checks.check_cancel, cancelling({"requestId": "slow-progress"}))
-    assert "it names 'slow-progress', the progressToken of the call, not its id 'slow-call'" in out
+# --- unfinished work -----------------------------------------------------------------------------------
 
-
-def test_cancel_sent_as_a_request(verdict):
-    out = verdict(checks.check_cancel, cancelling(as_request=True))
-    assert "Your cancel has an id, which makes it a request" in out and "error -32601" in out
-
-
-def test_cancel_with_a_short_pause(verdict):
-    assert "pause_ms 20: it may finish before your cancel arrives" in verdict(checks.check_cancel, cancelling(pause_ms=20))
-
-
-def test_never_cancelling(verdict):
-    def only_waits(wire):
-        wire.write(slow_frame())
-        try:
-            late = wire.wait("slow-call", timeout=1)
-        except WireTimeout:
-            late = None
-        return late, wire.request("server/discover")
-    assert "never sent notifications/cancelled" in verdict(checks.check_cancel, only_waits)
+@pytest.mark.parametrize("check", [checks.check_templated_read, checks.check_prompt_completion])
+@pytest.mark.parametrize("answer", [stub, None], ids=["stub", "none"])
+def test_an_unfinished_task_is_not_done_yet(verdict, lab, check, answer):
+    assert verdict(check, answer, lab).startswith("not done yet:")

@@ -1,109 +1,128 @@
-"""Exercise 08's checks: a right translation passes, typical wrong ones fail with the right explanation."""
+"""Exercise 08 checks: a right retry passes; reused ids, changed tokens, wrong keys and changed arguments are explained."""
 
 import copy
 
 
 import checks
 
-PREFIX = "io.modelcontextprotocol/"
-HANDSHAKE = ("initialize", "notifications/initialized")
-
-
-def envelope_right(initialize):
-    params = initialize["params"]
-    return {PREFIX + "protocolVersion": "2026-07-28", PREFIX + "clientCapabilities": params["capabilities"],
-            PREFIX + "clientInfo": params["clientInfo"]}
-
-
-def translate_right(legacy_frames, envelope_from=envelope_right):
-    envelope = envelope_from(next(f for f in legacy_frames if f["method"] == "initialize"))
-    modern = []
-    for frame in legacy_frames:
-        if frame["method"] not in HANDSHAKE:
-            frame = copy.deepcopy(frame)
-            frame.setdefault("params", {})["_meta"] = copy.deepcopy(envelope)
-            modern.append(frame)
-    return modern
-
 
 def stub(*args):
     raise NotImplementedError("your code here")
 
 
-# --- task 1 · the envelope from the handshake ---------------------------------------------------
-
-def test_envelope_from_initialize_right(verdict):
-    assert verdict(checks.check_envelope_from_initialize, envelope_right).startswith("✓ envelope_from moved")
-
-
-def test_envelope_keeping_the_handshake_version(verdict):
-    def old_version(initialize):
-        return {**envelope_right(initialize), PREFIX + "protocolVersion": initialize["params"]["protocolVersion"]}
-    out = verdict(checks.check_envelope_from_initialize, old_version)
-    assert out.startswith("✗") and "names the version '2025-11-25'" in out and "-32022" in out
+def retry_frame(request, reply, form, new_id):
+    result = reply["result"]
+    answer = {"action": "decline"} if form is None else {"action": "accept", "content": form}
+    retry = copy.deepcopy(request)
+    retry["id"] = new_id
+    retry["params"]["inputResponses"] = {key: answer for key in result["inputRequests"]}
+    retry["params"]["requestState"] = result["requestState"]
+    return retry
 
 
-def test_envelope_forgetting_the_capabilities(verdict):
-    out = verdict(checks.check_envelope_from_initialize,
-                  lambda initialize: {**envelope_right(initialize), PREFIX + "clientCapabilities": {}})
-    assert "clientCapabilities = {}" in out and 'Copy params["capabilities"]' in out
+def changed(**how):
+    """retry_frame with one mistake: each keyword replaces one part of the right retry."""
+    def wrong(request, reply, form, new_id):
+        retry = retry_frame(request, reply, form, new_id)
+        params = retry["params"]
+        if "id" in how:
+            retry["id"] = request["id"]
+        if "state" in how:
+            params["requestState"] = how["state"](params["requestState"])
+        if "key" in how:
+            params["inputResponses"] = {how["key"]: value for value in params["inputResponses"].values()}
+        if "arguments" in how:
+            params["arguments"] = how["arguments"]
+        return retry
+    return wrong
 
 
-def test_envelope_returning_a_frame(verdict):
-    out = verdict(checks.check_envelope_from_initialize, lambda initialize: {"_meta": envelope_right(initialize)})
-    assert "not the _meta dict itself" in out
+def test_retry_frame_right(verdict, lab):
+    assert verdict(checks.check_retry_frame, retry_frame, lab).startswith("✓ retry_frame finished all three calls")
 
 
-def test_envelope_stub(verdict):
-    assert verdict(checks.check_envelope_from_initialize, stub).startswith("not done yet")
+def test_retry_frame_stub(verdict, lab):
+    assert verdict(checks.check_retry_frame, stub, lab).startswith("not done yet")
 
 
-# --- task 2 · translate the session ----------------------------------------------------------
-
-def test_translation_right(verdict):
-    out = verdict(checks.check_translation, translate_right)
-    assert out.startswith("✓ A 2026-07-28 server gave your 4 requests the same answers")
-    assert "handshake lines you dropped were 230" in out
+def test_retry_frame_reusing_the_first_id(verdict, lab):
+    out = verdict(checks.check_retry_frame, changed(id=True), lab)
+    assert out.startswith("✗") and "reuses the first leg's id 'tag-1'" in out and "new id" in out
 
 
-def test_translation_keeping_the_handshake(verdict):
-    def with_handshake(legacy_frames):
-        return [copy.deepcopy(legacy_frames[0]), *translate_right(legacy_frames)]
-    out = verdict(checks.check_translation, with_handshake)
-    assert out.startswith("✗ Your frames still hold initialize") and "-32600" in out
+def test_retry_frame_with_a_quoted_state(verdict, lab):
+    out = verdict(checks.check_retry_frame, changed(state=lambda state: f'"{state}"'), lab)
+    assert "requestState is not the one the server sent (yours has quotes around it)" in out
+    assert "error -32602 'Invalid or expired requestState'" in out
 
 
-def test_translation_with_the_envelope_beside_params(verdict):
-    def beside(legacy_frames):
-        envelope = envelope_right(legacy_frames[0])
-        return [{**f, "_meta": envelope} for f in legacy_frames if f["method"] not in HANDSHAKE]
-    out = verdict(checks.check_translation, beside)
-    assert "The server answered: error -32602" in out and "_meta goes inside params" in out
+def test_retry_frame_with_the_wrong_key(verdict, lab):
+    out = verdict(checks.check_retry_frame, changed(key="tag"), lab)
+    assert "keyed ['tag'], but the server asked under ['labserver.tools:ask_tag']" in out
+    assert "resultType 'input_required'" in out  # the server asked again
 
 
-def test_translation_renumbering_the_ids(verdict):
-    def renumbered(legacy_frames):
-        modern = translate_right(legacy_frames)
-        for number, frame in enumerate(modern, start=1):
-            frame["id"] = number
-        return modern
-    out = verdict(checks.check_translation, renumbered)
-    assert "have the ids [1, 2, 3, 4]" in out and "matched to the legacy ones by id" in out
+def test_retry_frame_with_changed_arguments(verdict, lab):
+    out = verdict(checks.check_retry_frame, changed(arguments={"note_id": "welcome"}), lab)
+    assert "changed params.arguments" in out and "-32602" in out
 
 
-def test_translation_naming_the_legacy_version(verdict):
-    def legacy_version(initialize):
-        return {**envelope_right(initialize), PREFIX + "protocolVersion": "2025-11-25"}
-    out = verdict(checks.check_translation, lambda frames: translate_right(frames, legacy_version))
-    assert "error -32022" in out and "names '2025-11-25'" in out
+def test_retry_frame_answers_inside_arguments(verdict, lab):
+    def inside(request, reply, form, new_id):
+        retry = retry_frame(request, reply, form, new_id)
+        retry["params"]["arguments"]["inputResponses"] = retry["params"].pop("inputResponses")
+        return retry
+    out = verdict(checks.check_retry_frame, inside, lab)
+    assert "no params.inputResponses (you put it inside arguments" in out
 
 
-def test_translation_without_params_for_tools_list(verdict):
-    def crashes(legacy_frames):
-        return [dict(f, params={**f["params"], "_meta": {}}) for f in legacy_frames if f["method"] not in HANDSHAKE]
-    out = verdict(checks.check_translation, crashes)
-    assert out.startswith("✗ translate raised KeyError") and "create them before adding _meta" in out
+def finish_call(send, request, ask_user, max_rounds=3):
+    reply = send(request)
+    for round_number in range(1, max_rounds + 1):
+        result = reply.get("result", {})
+        if result.get("resultType") != "input_required":
+            return reply
+        question = next(iter(result["inputRequests"].values()))
+        reply = send(retry_frame(request, reply, ask_user(question["params"]), f"{request['id']}-{round_number}"))
+    return reply
 
 
-def test_translation_stub(verdict):
-    assert verdict(checks.check_translation, stub).startswith("not done yet")
+def test_finish_call_right(verdict, lab):
+    assert verdict(checks.check_finish_call, finish_call, lab).startswith("✓ finish_call asked the user once")
+
+
+def test_finish_call_that_crashes_on_an_error_reply(verdict, lab):
+    def trusting(send, request, ask_user, max_rounds=3):
+        reply = send(request)
+        while reply["result"]["resultType"] == "input_required":
+            question = next(iter(reply["result"]["inputRequests"].values()))
+            reply = send(retry_frame(request, reply, ask_user(question["params"]), f"{request['id']}-again"))
+        return reply
+    out = verdict(checks.check_finish_call, trusting, lab)
+    assert "tag_note from a client that did not declare elicitation" in out
+    assert "raised KeyError: 'result'" in out and "-32021" in out
+
+
+def test_finish_call_that_always_asks(verdict, lab):
+    def always_asks(send, request, ask_user, max_rounds=3):
+        reply = send(request)
+        result = reply.get("result", {})
+        questions = list(result.get("inputRequests", {}).values()) or [{"params": {}}]
+        form = ask_user(questions[0]["params"])
+        if result.get("resultType") == "input_required":
+            reply = send(retry_frame(request, reply, form, "retry"))
+        return reply
+    out = verdict(checks.check_finish_call, always_asks, lab)
+    assert "search_notes, which asks nothing" in out and "asked the user 1 time(s); the server asked no question" in out
+
+
+def test_finish_call_reusing_the_request_id(verdict, lab):
+    def same_id(send, request, ask_user, max_rounds=3):
+        reply = send(request)
+        result = reply.get("result", {})
+        if result.get("resultType") == "input_required":
+            question = next(iter(result["inputRequests"].values()))
+            reply = send(retry_frame(request, reply, ask_user(question["params"]), request["id"]))
+        return reply
+    out = verdict(checks.check_finish_call, same_id, lab)
+    assert "sent the ids ['loop-1', 'loop-1']" in out

@@ -1,139 +1,108 @@
-"""Exercise 10 checks: a right answer passes, typical wrong answers fail with the right explanation."""
+"""Exercise 10 checks: progress fractions and a cancelled call; the right answers pass, typical mistakes are explained."""
 
-import json
-import re
-
-import pytest
-
-from checks import ex10_security as security
-
-INVISIBLE = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\U000e0000-\U000e007f]")
-RULES = [
-    re.compile(r"</?\s*(important|system)\b", re.I),
-    re.compile(r"\b(do not|don't|never)\s+(tell|mention|show)\b", re.I),
-    re.compile(r"\bbefore (answering|calling)\b", re.I),
-    re.compile(r"\b[a-z][a-z0-9+.-]*://", re.I),
-    INVISIBLE,
-]
+import time
 
 
-@pytest.fixture(scope="module")
-def weather():
-    with security.weather_server() as wire:
-        yield wire
+import checks
+from mcpwire import WireTimeout, frames
 
 
 def stub(*args):
     raise NotImplementedError("your code here")
 
 
-def all_text(tool):
-    """Every description of a tool, joined (the JSON text keeps nested ones)."""
-    return " ".join(re.findall(r'"description":\s*"((?:[^"\\]|\\.)*)"', json.dumps(tool, ensure_ascii=False)))
+def progress_fractions(messages, token):
+    return [m["params"]["progress"] / m["params"]["total"] for m in messages
+            if m.get("method") == "notifications/progress" and m["params"].get("progressToken") == token]
 
 
-# --- task 1: poisoned descriptions ---------------------------------------------------------------
-
-def flag_right(reply, other_tools):
-    others = re.compile(r"\b(" + "|".join(map(re.escape, other_tools)) + r")\b")
-    return {tool["name"] for tool in reply["result"]["tools"]
-            if any(rule.search(all_text(tool)) for rule in RULES) or others.search(all_text(tool))}
+def test_fractions_right(verdict, lab, http):
+    assert verdict(checks.check_progress_fractions, progress_fractions, lab, http).startswith("✓ progress_fractions followed")
 
 
-def test_poison_flagger_right(verdict, weather, lab):
-    out = verdict(security.check_poison_flagger, flag_right, weather, lab)
-    assert out.startswith("✓ Your function flagged get_alerts, convert_temperature, air_quality")
+def test_fractions_stub(verdict, lab, http):
+    assert verdict(checks.check_progress_fractions, stub, lab, http).startswith("not done yet")
 
 
-def test_poison_flagger_that_reads_only_the_top_description(verdict, weather, lab):
-    def top_only(reply, other_tools):
-        return {t["name"] for t in reply["result"]["tools"] if any(r.search(t["description"]) for r in RULES)}
-    out = verdict(security.check_poison_flagger, top_only, weather, lab)
-    assert out.startswith("✗ On the weather server your function did not flag convert_temperature")
-    assert "inputSchema properties" in out
+def test_fractions_of_every_token(verdict, lab, http):
+    def every_token(messages, token):
+        return [m["params"]["progress"] / m["params"]["total"] for m in messages
+                if m.get("method") == "notifications/progress"]
+    out = verdict(checks.check_progress_fractions, every_token, lab, http)
+    assert "You returned 26 fractions; the token 'a' has 13" in out and "the other call's progress" in out
 
 
-def test_poison_flagger_without_the_invisible_rule(verdict, weather, lab):
-    def visible_only(reply, other_tools):
-        return {t["name"] for t in reply["result"]["tools"] if any(r.search(all_text(t)) for r in RULES[:-1])}
-    out = verdict(security.check_poison_flagger, visible_only, weather, lab)
-    assert "did not flag air_quality" in out and "invisible tag characters that spell" in out
+def test_fractions_that_trust_every_message(verdict, lab, http):
+    def trusting(messages, token):
+        return [m["params"]["progress"] / m["params"]["total"] for m in messages if m["params"]["progressToken"] == token]
+    out = verdict(checks.check_progress_fractions, trusting, lab, http)
+    assert "raised KeyError" in out and "acknowledgement has no progressToken" in out
 
 
-def test_poison_flagger_that_flags_a_server_naming_its_own_tools(verdict, weather, lab):
-    def any_tool_name(reply, other_tools):
-        names = other_tools + [t["name"] for t in reply["result"]["tools"]]
-        return {t["name"] for t in reply["result"]["tools"]
-                if any(r.search(all_text(t)) for r in RULES) or any(n in t["description"] for n in names if n != t["name"])}
-    out = verdict(security.check_poison_flagger, any_tool_name, weather, lab)
-    assert out.startswith("✗ On the weather server your function flagged get_forecast, which is harmless")
+def test_fractions_as_percentages(verdict, lab, http):
+    def percent(messages, token):
+        return [100 * f for f in progress_fractions(messages, token)]
+    assert "a fraction runs from 0 to 1" in verdict(checks.check_progress_fractions, percent, lab, http)
 
 
-def test_poison_flagger_stub(verdict, weather, lab):
-    assert verdict(security.check_poison_flagger, stub, weather, lab).startswith("not done yet")
+def slow_frame(request_id="slow-call", token="slow-progress", pause_ms=200):
+    return frames.request("tools/call", {"name": "reindex", "arguments": {"pause_ms": pause_ms}}, id=request_id,
+                          meta={"progressToken": token})
 
 
-# --- task 2: note ids ---------------------------------------------------------------------------
-
-def test_note_id_validator_right(verdict, lab):
-    def right(note_id):
-        return isinstance(note_id, str) and len(note_id) <= 64 and bool(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", note_id))
-    assert verdict(security.check_note_id_validator, right, lab).startswith(f"✓ Your validator refused all {len(security.ATTACKS)} attacks")
-
-
-def test_note_id_validator_with_match_and_dollar(verdict, lab):
-    out = verdict(security.check_note_id_validator,
-                  lambda i: isinstance(i, str) and bool(re.match(r"^[a-z0-9-]+$", i)), lab)
-    assert out.startswith("✗ Your validator accepted 'welcome\\n'")
-    assert "is not a valid note id" in out  # what the lab server answered
+def wait_for_progress(wire, token, timeout=5):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and not any(
+            n.get("params", {}).get("progressToken") == token for n in wire.notifications):
+        time.sleep(0.01)
 
 
-def test_note_id_validator_as_a_blocklist(verdict, lab):
-    out = verdict(security.check_note_id_validator,
-                  lambda i: isinstance(i, str) and ".." not in i and not i.startswith("/"), lab)
-    assert out.startswith("✗ Your validator accepted '~/welcome'") and "Allow, do not block" in out
+def cancelling(cancel_params=None, *, as_request=False, pause_ms=200):
+    """cancel_slow_call, optionally with a wrong cancel (its params, or sent as a request) or a short pause."""
+    def cancel_slow_call(wire):
+        wire.write(slow_frame(pause_ms=pause_ms))
+        wait_for_progress(wire, "slow-progress")
+        params = cancel_params if cancel_params is not None else {"requestId": "slow-call"}
+        if as_request:
+            wire.request("notifications/cancelled", params)
+        else:
+            wire.send(frames.notification("notifications/cancelled", params))
+        try:
+            late = wire.wait("slow-call", timeout=1)
+        except WireTimeout:
+            late = None
+        return late, wire.request("server/discover")
+    return cancel_slow_call
 
 
-def test_note_id_validator_that_raises_on_none(verdict, lab):
-    out = verdict(security.check_note_id_validator, lambda i: bool(re.fullmatch(r"[a-z0-9-]+", i)), lab)
-    assert out.startswith("✗ is_safe_note_id(None) raised TypeError")
+def test_cancel_right(verdict):
+    assert verdict(checks.check_cancel, cancelling()).startswith("✓ The server stopped your reindex")
 
 
-# --- task 3: an Origin and Host guard --------------------------------------------------------------
-
-def guard_right(host, origin, port):
-    local = {f"127.0.0.1:{port}", f"localhost:{port}"}
-    if host not in local:
-        return 421
-    if origin is not None and origin not in {f"http://{name}" for name in local}:
-        return 403
-    return None
+def test_cancel_stub(verdict):
+    assert verdict(checks.check_cancel, stub).startswith("not done yet")
 
 
-def test_origin_guard_right(verdict, http):
-    out = verdict(security.check_origin_guard, guard_right, http)
-    assert out.startswith("✓ Your guard served the 3 local requests and refused the 6 others")
-    assert "stricter than SDK 2.3.0" in out
+def test_cancel_naming_the_progress_token(verdict):
+    out = verdict(checks.check_cancel, cancelling({"requestId": "slow-progress"}))
+    assert "it names 'slow-progress', the progressToken of the call, not its id 'slow-call'" in out
 
 
-def test_origin_guard_that_checks_only_origin(verdict, http):
-    out = verdict(security.check_origin_guard, lambda h, o, p: 403 if o and "evil" in o else None, http)
-    assert out.startswith("✗ a sandboxed frame or a file:// page")
-    assert "the lab server (SDK 2.3.0) answers 403 Invalid Origin header" in out
+def test_cancel_sent_as_a_request(verdict):
+    out = verdict(checks.check_cancel, cancelling(as_request=True))
+    assert "Your cancel has an id, which makes it a request" in out and "error -32601" in out
 
 
-def test_origin_guard_with_prefix_tests(verdict, http):
-    def prefixes(host, origin, port):
-        if not host.startswith(("127.0.0.1", "localhost")):
-            return 421
-        if origin and not origin.startswith(("http://127.0.0.1", "http://localhost")):
-            return 403
-        return None
-    out = verdict(security.check_origin_guard, prefixes, http)
-    assert out.startswith("✗ a look-alike host name") and "answers 421 Invalid Host header" in out
-    assert re.search(r":\d{2,5}", out) is None, "the endpoint's port is never printed"
+def test_cancel_with_a_short_pause(verdict):
+    assert "pause_ms 20: it may finish before your cancel arrives" in verdict(checks.check_cancel, cancelling(pause_ms=20))
 
 
-def test_origin_guard_with_an_unsendable_answer(verdict, http):
-    out = verdict(security.check_origin_guard, lambda h, o, p: "refuse", http)
-    assert out.startswith("✗ Your guard did not give an answer the endpoint can send")
+def test_never_cancelling(verdict):
+    def only_waits(wire):
+        wire.write(slow_frame())
+        try:
+            late = wire.wait("slow-call", timeout=1)
+        except WireTimeout:
+            late = None
+        return late, wire.request("server/discover")
+    assert "never sent notifications/cancelled" in verdict(checks.check_cancel, only_waits)

@@ -231,4 +231,4 @@ def test_logs_turn_the_http_reply_into_an_sse_stream():
 
 def test_the_server_does_not_advertise_logging_although_it_logs(server):
     result, _ = server.result("server/discover", frame_for("d-1", "server/discover"))
-    assert "logging" not in result["capabilities"]  # the SDK's departure the lesson 07 note shows
+    assert "logging" not in result["capabilities"]  # the SDK's departure the lesson 10 note shows

@@ -1,0 +1,341 @@
+"""Checks for exercise 05: call tools with arguments that fit their schema, sort replies, shrink a description."""
+
+import copy
+import re
+
+import jsonschema
+
+from mcpwire.costs import count_tokens
+from mcpwire.frames import dumps
+from .attempt import RecordingCall, TooManySends, attempt, missing
+from .servers import stdio_lab
+from .verdict import failed, not_done, passed, said, short, shown
+
+MAX_CALLS = 6
+DETAIL_LIMIT = 400  # both compared details are cut at the same length, and say their full length
+
+# --- task 1: search, then read the best hit ------------------------------------------------
+
+TOPICS = ["actigraphy", "spindle density", "zebrafish"]  # the last one matches no note
+
+
+def tool_definitions(wire):
+    """{name: definition} from the server's tools/list."""
+    return {tool["name"]: tool for tool in wire.request("tools/list").result["tools"]}
+
+
+def schema_problems(tool, arguments):
+    """What is wrong with `arguments` for this tool: JSON Schema errors, then names the schema does not have."""
+    if not isinstance(arguments, dict):
+        return [f"arguments must be an object, not {type(arguments).__name__}"]
+    validator = jsonschema.Draft202012Validator(tool["inputSchema"])
+    problems = [error.message for error in validator.iter_errors(arguments)]
+    known = tool["inputSchema"].get("properties", {})
+    problems += [f"{name!r} is not an argument of {tool['name']} (it takes {', '.join(known)})"
+                 for name in arguments if name not in known]
+    return problems
+
+
+def _expected_tags(wire, topic):
+    hits = wire.request("tools/call", {"name": "search_notes", "arguments": {"query": topic, "limit": 1}})
+    hits = hits.result["structuredContent"]["hits"]
+    if not hits:
+        return None
+    note = wire.request("tools/call", {"name": "read_note", "arguments": {"note_id": hits[0]["id"]}})
+    return note.result["structuredContent"]["tags"]
+
+
+def check_search_then_read(best_note_tags, lab=None):
+    """best_note_tags(call_tool, topic): one search hit, read it, return its tags; None when nothing matches."""
+    if missing(best_note_tags):
+        not_done("define best_note_tags(call_tool, topic) first.")
+        return
+    with stdio_lab(lab) as wire:
+        tools = tool_definitions(wire)
+        answers = []
+        for topic in TOPICS:
+            expected = _expected_tags(wire, topic)
+            call_tool = RecordingCall(wire, max_calls=MAX_CALLS)
+            outcome = attempt(best_note_tags, call_tool, topic)
+            if outcome.not_done:
+                not_done("best_note_tags still raises NotImplementedError. Call search_notes, then read_note.")
+                return
+            if not _judge_topic(topic, expected, call_tool.calls, outcome, tools):
+                return
+            answers.append((topic, expected))
+    shown = ", ".join(f"{topic!r} → {tags}" for topic, tags in answers)
+    passed(f"best_note_tags asked search_notes for one hit, read it with read_note and returned its tags "
+           f"({shown}); with no hit it made no second call.")
+
+
+def _judge_topic(topic, expected, calls, outcome, tools):
+    story = f"For the topic {topic!r}"
+    if isinstance(outcome.error, TooManySends):
+        failed(f"{story}, your function called tools {MAX_CALLS} times and was still going.",
+               hint="Two calls are enough: search_notes, then read_note.")
+        return False
+    for name, arguments, message in calls:
+        if name not in tools:
+            failed(f"{story}, your function called a tool named {name!r}.", server=said(message),
+                   hint=f"The tools are named {', '.join(tools)}.")
+            return False
+        problems = schema_problems(tools[name], arguments)
+        if problems:
+            failed(f"{story}, your {name} arguments {short(arguments)} do not fit its inputSchema: "
+                   f"{'; '.join(problems)}.", server=said(message), hint=_schema_hint(name, problems))
+            return False
+        if "error" in message:
+            failed(f"{story}, the server refused your {name} call as a request.", server=said(message),
+                   hint="arguments is an object whose keys are the argument names.")
+            return False
+        result = message.get("result") or {}
+        if result.get("isError"):
+            failed(f"{story}, {name} answered with a tool error.", server=said(message),
+                   hint="Read the error text: it says what the tool expected.")
+            return False
+    names = [name for name, _, _ in calls]
+    if not names or names[0] != "search_notes":
+        failed(f"{story}, your function called {names or 'no tool'}; it should start with search_notes.")
+        return False
+    limit = calls[0][1].get("limit")
+    if limit != 1:
+        asked = "no limit (the default is 5)" if limit is None else f"limit {limit!r}"
+        failed(f"{story}, you asked search_notes for {asked}, and you use one hit.",
+               hint="Pass \"limit\": 1, the argument the schema names for the number of hits.")
+        return False
+    if outcome.error:
+        hint = ("When nothing matches, structuredContent[\"hits\"] is an empty list: return None then."
+                if expected is None else "The reply is the whole JSON-RPC message: message[\"result\"][\"structuredContent\"].")
+        failed(f"{story}, your function raised {outcome.error_text}", hint=hint)
+        return False
+    if expected is None:
+        if len(calls) > 1:
+            failed(f"{story}, the search found nothing, yet your function called {names[1]}.",
+                   hint="With an empty hits list there is nothing to read: return None.")
+            return False
+        if outcome.value is not None:
+            failed(f"{story}, the search found nothing, and you returned {short(outcome.value)} instead of None.")
+            return False
+        return True
+    if names[1:] != ["read_note"]:
+        failed(f"{story}, after the search your function called {names[1:] or 'nothing'}; read the hit with read_note.",
+               hint="The tags are in read_note's structuredContent, not in the search hit.")
+        return False
+    if outcome.value != expected:
+        failed(f"{story}, you returned {short(outcome.value)}; the best note's tags are {expected}.",
+               server=short(calls[-1][2].get("result", {}).get("structuredContent")),
+               hint="Return read_note's structuredContent[\"tags\"], the list as it is.")
+        return False
+    return True
+
+
+def _schema_hint(name, problems):
+    text = " ".join(problems)
+    if "required property" in text:
+        return f"Read {name}'s inputSchema: its \"required\" list names the arguments you must send."
+    if "is not of type 'integer'" in text:
+        return ("The schema says integer: write 1, not \"1\". The lab server would accept \"1\" (pydantic converts it), "
+                "but the schema is the contract, and another server may refuse it.")
+    if "is not an argument" in text:
+        return "The server drops unknown arguments silently: use the names in the inputSchema's properties."
+    return "Compare your arguments with the inputSchema: types, minimum and maximum."
+
+
+# --- task 2: a result, a tool error or a protocol error ---------------------------------------
+
+def _reply_cases(wire):
+    """Real replies from the lab server: (what the check sent, message, the expected (kind, detail))."""
+    cases = []
+
+    def call(story, params, method="tools/call", **frame_options):
+        cases.append((story, wire.request(method, params, **frame_options).message))
+
+    call("search_notes for 'eeg'", {"name": "search_notes", "arguments": {"query": "eeg", "limit": 1}})
+    call("sync_notes, which always fails", {"name": "sync_notes", "arguments": {"remote": "backup"}})
+    call("read_note of an id that does not exist", {"name": "read_note", "arguments": {"note_id": "no-such-note"}})
+    call("a tool that does not exist", {"name": "summarize_notes", "arguments": {}})
+    call("tools/call without a tool name", {"arguments": {"note_id": "welcome"}})
+    call("tools/call without the _meta envelope", {"name": "read_note", "arguments": {"note_id": "welcome"}}, meta=None)
+    call("a misspelt method, tools/calls", {"name": "read_note", "arguments": {"note_id": "welcome"}},
+         method="tools/calls")
+    call("read_note of 'welcome'", {"name": "read_note", "arguments": {"note_id": "welcome"}})
+    cases += _other_servers(cases)
+    return cases
+
+
+def _other_servers(cases):
+    """Real replies rewritten the way other servers may write them: the lab's SDK always writes isError and
+    one content block, but isError may be left out (it means false) and a tool error may have several blocks."""
+    by_story = dict(cases)
+    quiet = copy.deepcopy(by_story["read_note of 'welcome'"])
+    del quiet["result"]["isError"]
+    split = copy.deepcopy(by_story["sync_notes, which always fails"])
+    first = split["result"]["content"][0]["text"]
+    cut = first.index(":") + 1
+    split["result"]["content"] = [{"type": "text", "text": first[:cut]}, {"type": "text", "text": first[cut:].strip()}]
+    return [("read_note of 'welcome', from a server that leaves out isError (absent means false)", quiet),
+            ("sync_notes, from a server that writes its error text in two blocks", split)]
+
+
+def expected_kind(message):
+    """The answer key: ("result", structuredContent), ("tool error", text) or ("protocol error", code)."""
+    if "error" in message:
+        return ("protocol error", message["error"]["code"])
+    result = message["result"]
+    if result.get("isError", False):
+        return ("tool error", "\n".join(block.get("text", "") for block in result.get("content", [])))
+    return ("result", result.get("structuredContent"))
+
+
+def check_reply_kinds(classify, lab=None):
+    """classify(message) must tell a result, a tool error (isError) and a protocol error (JSON-RPC error) apart."""
+    if missing(classify):
+        not_done("define classify(message) first.")
+        return
+    with stdio_lab(lab) as wire:
+        cases = _reply_cases(wire)
+    for story, message in cases:
+        outcome = attempt(classify, copy.deepcopy(message))
+        if outcome.not_done:
+            not_done("classify still raises NotImplementedError. Return (kind, detail).")
+            return
+        want = expected_kind(message)
+        if outcome.error:
+            failed(f"The check sent {story}. classify raised {outcome.error_text}",
+                   server=short(message, 240), hint=_raised_hint(want[0]))
+            return
+        got = outcome.value
+        if not (isinstance(got, (tuple, list)) and len(got) == 2):
+            failed(f"The check sent {story}. classify returned {short(got)}; return a pair (kind, detail).")
+            return
+        if got[0] != want[0]:
+            failed(f"The check sent {story}. classify said {got[0]!r}; this is a {want[0]!r}.",
+                   server=short(message, 240), hint=_kind_hint(want[0]))
+            return
+        if got[1] != want[1]:
+            failed(f"The check sent {story}. classify found the kind ({want[0]!r}) but returned the detail "
+                   f"{shown(got[1], DETAIL_LIMIT)}; expected {shown(want[1], DETAIL_LIMIT)}.",
+                   hint=_detail_hint(want[0]))
+            return
+    passed(f"classify sorted all {len(cases)} replies: results with their structuredContent (isError absent "
+           "included), tool errors (the unknown tool included) with their text, and JSON-RPC errors with their code.")
+
+
+def _raised_hint(kind):
+    if kind == "tool error":
+        return ("This reply is a tool error: a result with isError true and only text in its content, no "
+                "structuredContent. Decide the kind before you read the detail.")
+    if kind == "protocol error":
+        return "An error reply has no \"result\": look for \"error\" first."
+    return "A result has no \"error\", and isError may be absent: read optional members with .get()."
+
+
+def _kind_hint(kind):
+    if kind == "tool error":
+        return ("A tool error is a result: look for result[\"isError\"] == true (an absent isError means false). "
+                "SDK 2.3.0 reports even an unknown tool this way.")
+    if kind == "protocol error":
+        return "A JSON-RPC error has an \"error\" member instead of \"result\": no tool ran."
+    return "isError false (or absent) and no \"error\" member: the call worked."
+
+
+def _detail_hint(kind):
+    return {
+        "result": "The detail of a result is result[\"structuredContent\"], as it is (not the text in content).",
+        "tool error": "The detail of a tool error is its text: the \"text\" of the blocks in result[\"content\"], "
+                      "joined by newlines.",
+        "protocol error": "The detail of a protocol error is error[\"code\"], an integer.",
+    }[kind]
+
+
+# --- task 3: a shorter description that keeps its meaning --------------------------------------
+
+VERBOSE_SEARCH_DESCRIPTION = (
+    "This tool allows you to search through all of the notes that have been written by the members of the "
+    "sleep and memory lab. You should use this tool whenever the user asks about anything that might be "
+    "written down in the lab notes, such as experiments, protocols, meetings or papers. It takes a query, "
+    "which should be a string containing the words that you want to look for; the words are matched against "
+    "the titles of the notes, the tags of the notes and the full text of the notes. You can also pass a limit, "
+    "which is the maximum number of results that will be returned to you; it must be a whole number between "
+    "1 and 50, and if you do not pass it, a default of 5 is used. The tool returns a list of hits, sorted so "
+    "that the best match always comes first, and each hit contains the id of the note, its title, a score and "
+    "a short snippet of text. The search results do not contain the whole note: if you want to read the full "
+    "text of one of the notes, you should call the read_note tool with the id of that note."
+)
+MAX_DESCRIPTION_TOKENS = 40
+# search_notes' arguments, the two tools, and read_note's argument: "read it with read_note(note_id)" is true.
+KNOWN_NAMES = {"query", "limit", "search_notes", "read_note", "note_id"}
+SCHEMA_NUMBERS = {1, 5, 50}  # limit: minimum, default, maximum
+
+# Facts only the description can carry: the schema says nothing about them.
+FACTS = [
+    ("what the tool does (it searches the lab notes)",
+     lambda text: re.search(r"\b(search|find)", text, re.I) and re.search(r"\bnotes?\b", text, re.I),
+     "Say that it searches (or finds) notes: the schema cannot say what a tool is for."),
+    ("that the best hits come first",
+     lambda text: re.search(r"best|rank|relevan|score|sort|\btop\b", text, re.I),
+     "The model needs to know the first hit is the best one (\"best first\", \"ranked\")."),
+    ("how to read a hit in full (read_note)",
+     lambda text: "read_note" in text,
+     "Hits are not whole notes: name read_note, the tool that reads one."),
+]
+
+
+def verbose_search_tool(wire):
+    """The lab's real search_notes definition, with the long-winded description."""
+    tool = copy.deepcopy(tool_definitions(wire)["search_notes"])
+    tool["description"] = VERBOSE_SEARCH_DESCRIPTION
+    return tool
+
+
+def model_view(tool):
+    """What a host gives a model: name, description and inputSchema."""
+    return {key: tool[key] for key in ("name", "description", "inputSchema")}
+
+
+def contradictions(text):
+    """Numbers and names in the description that the schema does not have."""
+    found = []
+    for number in sorted({int(n) for n in re.findall(r"(?<![\w.])\d+(?!\w|\.\d)", text)} - SCHEMA_NUMBERS):
+        found.append(f"the number {number}, which the schema does not have (its numbers are the limit's minimum 1, "
+                     "default 5 and maximum 50)")
+    names = set(re.findall(r"`([^`]+)`", text)) | set(re.findall(r"\b[a-z]+(?:_[a-z]+)+\b", text))
+    for name in sorted(names - KNOWN_NAMES):
+        found.append(f"the name {name!r}, which is no argument or tool (the arguments are query and limit, and "
+                     "read_note's note_id; the tools search_notes and read_note)")
+    return found
+
+
+def check_short_description(description, lab=None):
+    """A description of at most MAX_DESCRIPTION_TOKENS tokens that keeps the facts only a description can give."""
+    if missing(description) or description == "":
+        not_done("write short_description, a string.")
+        return
+    if not isinstance(description, str):
+        failed(f"short_description is {type(description).__name__}; it must be a string.")
+        return
+    with stdio_lab(lab) as wire:
+        verbose = verbose_search_tool(wire)
+    tokens = count_tokens(description)
+    before = count_tokens(VERBOSE_SEARCH_DESCRIPTION)
+    if tokens > MAX_DESCRIPTION_TOKENS:
+        failed(f"Your description is {tokens} tokens (the verbose one is {before}); the budget is "
+               f"{MAX_DESCRIPTION_TOKENS}.",
+               hint="Drop what the inputSchema already says: the argument names, that query is required, "
+                    "the limit's range and default, what query is matched against.")
+        return
+    lost = [(fact, hint) for fact, present, hint in FACTS if not present(description)]
+    if lost:
+        failed(f"Your description ({tokens} tokens) no longer says {lost[0][0]}.", hint=lost[0][1])
+        return
+    wrong = contradictions(description)
+    if wrong:
+        failed(f"Your description mentions {wrong[0]}. That breaks rule 2: a description says nothing the schema "
+               "contradicts, because a model takes every name and number in it at its word.",
+               hint="Leave numbers and argument names to the schema; the description says what only it can say.")
+        return
+    shorter = {**verbose, "description": description}
+    old, new = count_tokens(dumps(model_view(verbose))), count_tokens(dumps(model_view(shorter)))
+    passed(f"Your description is {tokens} tokens (the verbose one is {before}). What a model reads of search_notes "
+           f"went from {old} to {new} tokens ({100 * (old - new) / old:.0f}% less), and it still says what the "
+           "tool does, that the best hits come first, and that read_note reads one in full.")

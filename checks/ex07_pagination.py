@@ -1,0 +1,114 @@
+"""Check for exercise 07, task 3: follow nextCursor until the list ends, cursors copied as they came."""
+
+from types import SimpleNamespace
+
+from mcpwire import pages
+from .attempt import RecordingRequest, TooManySends, attempt, missing
+from .servers import stdio_lab
+from .verdict import failed, not_done, passed, server_said, short
+
+MAX_REQUESTS = 30
+
+
+class _ScriptedList:
+    """A server whose resources/list has three pages, the last one reached with the cursor "" (an empty string)."""
+
+    PAGES = {
+        None: (["scroll://a", "scroll://b"], "page-2"),
+        "page-2": (["scroll://c"], ""),
+        "": (["scroll://d"], None),
+    }
+
+    def request(self, method, params=None):
+        cursor = (params or {}).get("cursor") if isinstance(params, dict) else None
+        if method != "resources/list" or cursor not in self.PAGES:
+            error = {"code": -32602, "message": f"Invalid cursor {cursor!r}" if method == "resources/list" else "Method not found"}
+            return SimpleNamespace(message={"jsonrpc": "2.0", "id": 1, "error": error})
+        uris, next_cursor = self.PAGES[cursor]
+        result = {"resources": [{"uri": uri, "name": uri[-1]} for uri in uris], "resultType": "complete"}
+        if next_cursor is not None:
+            result["nextCursor"] = next_cursor
+        return SimpleNamespace(message={"jsonrpc": "2.0", "id": 1, "result": result})
+
+    def expected(self):
+        return [{"uri": uri, "name": uri[-1]} for uris, _ in self.PAGES.values() for uri in uris]
+
+
+def check_all_resources(all_resources, lab=None):
+    """all_resources(request): every resource of resources/list, following nextCursor page after page."""
+    if missing(all_resources):
+        not_done("define all_resources(request) first.")
+        return
+    with stdio_lab(lab) as wire:
+        expected = pages.list_all(wire, "resources/list")
+        request = RecordingRequest(wire, max_requests=MAX_REQUESTS)
+        outcome = attempt(all_resources, request)
+        if outcome.not_done:
+            not_done("all_resources still raises NotImplementedError. Send resources/list, then follow nextCursor.")
+            return
+        if not _judge(f"On the lab server ({len(expected)} resources)", expected, request, outcome):
+            return
+        lab_pages = len(request.sent)
+    scripted = _ScriptedList()
+    request = RecordingRequest(scripted, max_requests=MAX_REQUESTS)
+    outcome = attempt(all_resources, request)
+    if not _judge("On a second server, whose last cursor is \"\"", scripted.expected(), request, outcome):
+        return
+    passed(f"all_resources followed every nextCursor: {len(expected)} resources from the lab in {lab_pages} pages, "
+           "and all four from a server whose last cursor is the empty string.")
+
+
+def _judge(story, expected, request, outcome):
+    if isinstance(outcome.error, TooManySends):
+        failed(f"{story}, your function sent {MAX_REQUESTS} requests and was still going.",
+               hint="Send the cursor of the latest page each time, and stop when a result has no nextCursor.")
+        return False
+    if not request.sent:
+        failed(f"{story}, your function sent nothing.", hint="Start with request(\"resources/list\") and no cursor.")
+        return False
+    for number, (method, params, message) in enumerate(request.sent, start=1):
+        if method != "resources/list":
+            failed(f"{story}, request {number} was {method!r}; every page is a resources/list.")
+            return False
+        if isinstance(message, dict) and "error" in message:
+            cursor = params.get("cursor") if isinstance(params, dict) else None
+            issued = _issued_cursors(request.sent[: number - 1])
+            what = "a cursor the server never issued" if cursor not in issued else "a cursor"
+            failed(f"{story}, request {number} sent {what}: {short(cursor)}.", server=server_said(message),
+                   hint="Copy nextCursor from the reply exactly as it came: never build, cut or change a cursor.")
+            return False
+    if outcome.error:
+        failed(f"{story}, your function raised {outcome.error_text}",
+               hint="The last page has no nextCursor at all: test whether the key is there before you read it.")
+        return False
+    got = outcome.value
+    if got == expected:
+        return True
+    issued = _issued_cursors(request.sent)
+    last_reply = request.sent[-1][2].get("result", {}) if isinstance(request.sent[-1][2], dict) else {}
+    if "nextCursor" in last_reply:
+        cursor = last_reply["nextCursor"]
+        if cursor == "":
+            failed(f"{story}, a page's nextCursor was \"\" (an empty string), and your function stopped there.",
+                   hint="An empty string is a cursor; only a missing nextCursor ends the list. Test for the key, "
+                        "not for a true value.")
+        else:
+            failed(f"{story}, your function stopped after {len(request.sent)} page(s), though the last one had "
+                   f"nextCursor {short(cursor, 40)}.",
+                   hint="While a result has nextCursor, send resources/list again with {\"cursor\": <that string>}.")
+        return False
+    if isinstance(got, list) and got and all(isinstance(item, list) for item in got):
+        failed(f"{story}, you returned a list of {len(got)} pages; return one list of resources.",
+               hint="Add each page's resources to one list, in order.")
+        return False
+    count = len(got) if isinstance(got, list) else None
+    failed(f"{story}, you returned {short(got, 120)}"
+           + (f" ({count} items)" if count is not None else "")
+           + f"; the pages hold {len(expected)} resources, {len(issued)} cursor(s) followed.",
+           hint="Return the resource objects of every page, in the order the pages came, each once.")
+    return False
+
+
+def _issued_cursors(sent):
+    return [message["result"]["nextCursor"] for _, _, message in sent
+            if isinstance(message, dict) and "nextCursor" in message.get("result", {})]

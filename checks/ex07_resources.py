@@ -1,0 +1,205 @@
+"""Checks for exercise 07: read a note through the URI template; fill the prompt with a completed argument."""
+
+from mcpwire.frames import dumps
+from .attempt import RecordingRequest, TooManySends, attempt, missing
+from .servers import stdio_lab
+from .verdict import failed, not_done, passed, said, short
+
+MAX_REQUESTS = 4
+PROMPT = "summarise_topic"
+PROMPT_REF = {"type": "ref/prompt", "name": PROMPT}
+HEADER_KEYS = ("id", "title", "tags", "date")
+
+
+# --- task 1: a note through the URI template ------------------------------------------------
+
+NOTE_IDS = ["spindle-density", "welcome", "lab-sync-2026-02-09"]
+
+
+def note_template(wire):
+    """The uriTemplate the server lists (notes://{note_id})."""
+    return wire.request("resources/templates/list").result["resourceTemplates"][0]["uriTemplate"]
+
+
+def _header_from_tool(wire, note_id):
+    """The answer key, from another primitive: read_note's structuredContent."""
+    note = wire.request("tools/call", {"name": "read_note", "arguments": {"note_id": note_id}}).result
+    return {key: note["structuredContent"][key] for key in HEADER_KEYS}
+
+
+def check_templated_read(note_header, lab=None):
+    """note_header(request, template, note_id): expand the template, resources/read it, parse the front matter."""
+    if missing(note_header):
+        not_done("define note_header(request, template, note_id) first.")
+        return
+    with stdio_lab(lab) as wire:
+        template = note_template(wire)
+        for note_id in NOTE_IDS:
+            expected = _header_from_tool(wire, note_id)
+            request = RecordingRequest(wire, max_requests=MAX_REQUESTS)
+            outcome = attempt(note_header, request, template, note_id)
+            if outcome.not_done:
+                not_done("note_header still raises NotImplementedError. Build the URI, send resources/read, "
+                         "parse the front matter.")
+                return
+            uri = template.replace("{note_id}", note_id)
+            if not _judge_note(note_id, uri, expected, request, outcome):
+                return
+    passed(f"note_header read {', '.join(NOTE_IDS)} as resources built from {template} and parsed their front "
+           "matter: id, title, tags as a list and date agree with what read_note says.")
+
+
+def _judge_note(note_id, uri, expected, request, outcome):
+    story = f"For the note {note_id!r}"
+    if isinstance(outcome.error, TooManySends):
+        failed(f"{story}, your function sent {MAX_REQUESTS} requests and was still going.",
+               hint="One resources/read is enough.")
+        return False
+    reads = [(params, message) for method, params, message in request.sent if method == "resources/read"]
+    if not reads:
+        failed(f"{story}, your function sent {request.methods or 'nothing'}, and no resources/read.",
+               hint="The note is also a resource: read it by its URI.",
+               more="The method is resources/read, and its params name the uri the template gives.")
+        return False
+    params, message = reads[0]
+    asked = params.get("uri") if isinstance(params, dict) else None
+    if asked != uri:
+        failed(f"{story}, you read the URI {short(asked)}; the template gives {uri!r}.", server=said(message),
+               hint="Replace the whole {note_id}, braces included, with the id.")
+        return False
+    if "error" in message:
+        failed(f"{story}, the server refused your resources/read.", server=said(message))
+        return False
+    if outcome.error:
+        failed(f"{story}, your function raised {outcome.error_text}",
+               hint="result[\"contents\"] is a list; the note's Markdown is contents[0][\"text\"].")
+        return False
+    got = outcome.value
+    if not isinstance(got, dict):
+        failed(f"{story}, you returned {short(got)}; return a dict with {', '.join(HEADER_KEYS)}.")
+        return False
+    for key in HEADER_KEYS:
+        if got.get(key) != expected[key]:
+            failed(f"{story}, you returned {key} = {short(got.get(key))}; the front matter says {short(expected[key])}.",
+                   hint=_header_hint(key, got.get(key)))
+            return False
+    return True
+
+
+def _header_hint(key, value):
+    if key == "tags":
+        return ("The front matter writes tags as [a, b, c]: strip the brackets, split on commas, strip each tag. "
+                "Return a list.")
+    if isinstance(value, str) and value != value.strip():
+        return "Strip the spaces around each value."
+    return "Each front-matter line is 'key: value'; split at the first colon only."
+
+
+# --- task 2: complete the prompt's argument, then get the prompt ----------------------------------
+
+PROMPT_CASES = [("tm", "new student"), ("sl", "lab meeting"), ("zz", "lab meeting")]  # zz completes to nothing
+
+
+def _completions(wire, prefix):
+    reply = wire.request("completion/complete", {"ref": PROMPT_REF, "argument": {"name": "topic", "value": prefix}})
+    return reply.result["completion"]["values"]
+
+
+def _prompt_text(wire, topic, audience):
+    reply = wire.request("prompts/get", {"name": PROMPT, "arguments": {"topic": topic, "audience": audience}})
+    return reply.result["messages"][0]["content"]["text"]
+
+
+def check_prompt_completion(summary_prompt, lab=None):
+    """summary_prompt(request, prefix, audience): complete the topic, then prompts/get; None when nothing completes."""
+    if missing(summary_prompt):
+        not_done("define summary_prompt(request, prefix, audience) first.")
+        return
+    shown = []
+    with stdio_lab(lab) as wire:
+        for prefix, audience in PROMPT_CASES:
+            values = _completions(wire, prefix)
+            expected = _prompt_text(wire, values[0], audience) if values else None
+            request = RecordingRequest(wire, max_requests=MAX_REQUESTS)
+            outcome = attempt(summary_prompt, request, prefix, audience)
+            if outcome.not_done:
+                not_done("summary_prompt still raises NotImplementedError. Send completion/complete, then prompts/get.")
+                return
+            if not _judge_prompt(prefix, audience, values, expected, request, outcome):
+                return
+            shown.append(f"{prefix!r} → {values[0]!r}" if values else f"{prefix!r} → nothing")
+    passed(f"summary_prompt completed the topic ({', '.join(shown)}), got {PROMPT} with the completed value and "
+           "the audience, and returned its text; with no completion it did not call prompts/get.")
+
+
+def _judge_prompt(prefix, audience, values, expected, request, outcome):
+    story = f"For the prefix {prefix!r}"
+    if isinstance(outcome.error, TooManySends):
+        failed(f"{story}, your function sent {MAX_REQUESTS} requests and was still going.",
+               hint="Two requests: completion/complete, then prompts/get.")
+        return False
+    if not request.sent or request.methods[0] != "completion/complete":
+        failed(f"{story}, your function sent {request.methods or 'nothing'}; it should start with completion/complete.",
+               hint="Complete the argument first: a prefix is not a topic the server knows.")
+        return False
+    _, params, message = request.sent[0]
+    params = params if isinstance(params, dict) else {}
+    if params.get("ref") != PROMPT_REF or params.get("argument") != {"name": "topic", "value": prefix}:
+        failed(f"{story}, your completion/complete params were {short(params)}.", server=_values_said(message),
+               hint="completion/complete names what is being completed (ref) and the argument with what is typed "
+                    "so far. SDK 2.3.0 answers empty values, not an error, for a prompt it does not know.",
+               more=f"ref is {dumps(PROMPT_REF)}; argument names the prompt's argument \"topic\" and its value, the prefix.")
+        return False
+    gets = [(params, message) for method, params, message in request.sent if method == "prompts/get"]
+    if not values:
+        if gets:
+            failed(f"{story}, completion offered no value, yet your function called prompts/get.",
+                   hint="With an empty values list there is no topic to fill in: return None.")
+            return False
+        if outcome.error or outcome.value is not None:
+            failed(f"{story}, completion offered no value; return None "
+                   f"(you {'raised ' + outcome.error_text if outcome.error else 'returned ' + short(outcome.value)}).",
+                   hint="values is an empty list here: check it before taking values[0].")
+            return False
+        return True
+    if not gets:
+        failed(f"{story}, your function sent {request.methods} and no prompts/get.",
+               hint="The completed value is a topic: now get the prompt with it.",
+               more=f"prompts/get takes the prompt's name ({PROMPT!r}) and its arguments.")
+        return False
+    get_params, get_message = gets[0]
+    arguments = (get_params or {}).get("arguments") if isinstance(get_params, dict) else None
+    wanted = {"topic": values[0], "audience": audience}
+    if arguments != wanted:
+        failed(f"{story}, your prompts/get arguments were {short(arguments)}; expected {short(wanted)}.",
+               server=said(get_message), hint=_arguments_hint(prefix, arguments))
+        return False
+    if "error" in get_message:
+        failed(f"{story}, the server refused your prompts/get.", server=said(get_message),
+               hint=f"The prompt is named {PROMPT!r}.")
+        return False
+    if outcome.error:
+        failed(f"{story}, your function raised {outcome.error_text}",
+               hint="The text is result[\"messages\"][0][\"content\"][\"text\"].")
+        return False
+    if outcome.value != expected:
+        failed(f"{story}, you returned {short(outcome.value)}; return the text of the prompt's first message.",
+               hint="result[\"messages\"][0][\"content\"][\"text\"], as it is.")
+        return False
+    return True
+
+
+def _values_said(message):
+    completion = (message.get("result") or {}).get("completion")
+    return f"completion values {short(completion.get('values'))}" if isinstance(completion, dict) else said(message)
+
+
+def _arguments_hint(prefix, arguments):
+    if not isinstance(arguments, dict):
+        return ("prompts/get needs arguments; without them SDK 2.3.0 answers -32603 \"Internal server error\" "
+                "(the spec says -32602).")
+    if arguments.get("topic") == prefix:
+        return "The topic is the completed value, values[0], not the prefix you started from."
+    if "audience" not in arguments:
+        return "Pass the audience too; without it the prompt says 'lab meeting'."
+    return "arguments maps each prompt argument's name to its value: topic and audience."

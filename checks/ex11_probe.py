@@ -1,0 +1,85 @@
+"""Check for exercise 11's probe task: read the era of an HTTP server from its answer to a 2026-07-28 request."""
+
+from functools import lru_cache
+
+from mcpwire import frames
+from mcpwire.streamable_http import HttpWire
+from .attempt import attempt, missing
+from .verdict import failed, not_done, passed, short
+
+ERAS = ("modern", "legacy")
+
+
+@lru_cache(maxsize=1)
+def probe_replies():
+    """(what was sent and to whom, the Reply, the era it proves), each really answered by a lab server."""
+    future = {frames.PROTOCOL_VERSION_KEY: "2027-01-01"}
+    with HttpWire.labserver() as lab, HttpWire.labserver("--legacy-only") as old:
+        modern, legacy = HttpWire(lab.url), HttpWire(old.url)
+        elsewhere = HttpWire(old.url.removesuffix("/mcp") + "/sse")
+        return (
+            ("server/discover to the dual-era lab", modern.send(frames.request("server/discover", id=1)), "modern"),
+            ("server/discover naming version 2027-01-01 to the dual-era lab",
+             modern.send(frames.request("server/discover", id=2, meta=future)), "modern"),
+            ("server/discover with a wrong Mcp-Method header to the dual-era lab",
+             modern.send(frames.request("server/discover", id=3), {"Mcp-Method": "tools/list"}), "modern"),
+            ("ping (removed in 2026-07-28) to the dual-era lab", modern.send(frames.request("ping", id=4)), "modern"),
+            ("server/discover to the legacy-only server", legacy.send(frames.request("server/discover", id=5)),
+             "legacy"),
+            ("server/discover to a URL where a server has no MCP endpoint",
+             elsewhere.send(frames.request("server/discover", id=6)), "legacy"),
+        )
+
+
+def answer_of(reply):
+    """The reply as the check quotes it: status, then the JSON-RPC error or result, or the plain body."""
+    if reply.error:
+        return f"HTTP {reply.status}, error {reply.code} {reply.error.get('message')!r}"
+    if reply.ok:
+        return f"HTTP {reply.status}, a result with resultType {reply.result.get('resultType')!r}"
+    return f"HTTP {reply.status}, a body that is not JSON-RPC: {short(reply.raw.decode('utf-8', 'replace'), 60)}"
+
+
+def check_era_probe(era_of):
+    """era_of(reply) must say "modern" or "legacy" for six real answers to a 2026-07-28 request."""
+    if missing(era_of):
+        not_done("define era_of(reply) first.")
+        return
+    cases = probe_replies()
+    for sent, reply, era in cases:
+        outcome = attempt(era_of, reply)
+        if outcome.not_done:
+            not_done("era_of still raises NotImplementedError. Return \"modern\" or \"legacy\".")
+            return
+        if outcome.error:
+            failed(f"era_of raised {outcome.error_text} for the answer to {sent}.",
+                   server=answer_of(reply),
+                   hint="Not every answer has a JSON-RPC body, and an error has no result: "
+                        "reply.code and reply.result are None when there is nothing to read.")
+            return
+        said = outcome.value
+        if said not in ERAS:
+            failed(f"era_of returned {short(said)} for the answer to {sent}; return \"modern\" or \"legacy\".")
+            return
+        if said != era:
+            failed(f"era_of said {said!r} for the answer to {sent}; it comes from a {era} server.",
+                   server=answer_of(reply), hint=hint_for(reply, said))
+            return
+    passed(f"era_of read all {len(cases)} answers right: a result with resultType or a modern error code "
+           "(-32020, -32021, -32022, or -32601 with a 404) means stay modern; any other 400 or 404 means "
+           "fall back to initialize.")
+
+
+def hint_for(reply, said):
+    if said == "legacy" and reply.status == 400:
+        return ("A 400 alone does not make a server legacy: a 2026-07-28 server answers 400 too, and its body says "
+                "why. Read the JSON-RPC error's code before you fall back.")
+    if said == "legacy" and reply.status == 404:
+        return ("A 2026-07-28 server answers an unknown method with 404 and a JSON-RPC -32601 body; a server with "
+                "no MCP endpoint there answers 404 with no JSON-RPC at all.")
+    if said == "legacy":
+        return "A result that carries resultType comes from a 2026-07-28 server."
+    if reply.code is not None:
+        return (f"{reply.code} is a JSON-RPC error, but not one of the codes only a 2026-07-28 server sends: "
+                "an error body alone does not make a server modern.")
+    return "With no JSON-RPC body at all there is nothing modern to recognise: fall back."

@@ -1,0 +1,287 @@
+"""Checks for exercise 13: a host that routes by namespaced tool name, asks before risky calls, keeps servers apart.
+
+Each check starts two lab servers of its own, `lab` (the sample notes) and `personal` (two notes
+written for the check), builds the learner's host on them, and reads both servers' transcripts
+to see which calls reached which server.
+"""
+
+import json
+import re
+import shutil
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+
+from mcpwire.stdio import StdioWire
+from .attempt import attempt, missing
+from .servers import STARTUP_WAIT_S
+from .verdict import failed, not_done, passed, short
+
+PERSONAL_NOTES = {
+    "dentist": "---\nid: dentist\ntitle: Dentist\ntags: [health]\ndate: 2026-02-18\n---\n"
+               "Check-up on Thursday at 8:30. Bring the insurance card.\n",
+    "reading-plan": "---\nid: reading-plan\ntitle: Reading plan\ntags: [reading]\ndate: 2026-02-01\n---\n"
+                    "Finish the spindle review before the lab meeting.\n",
+}
+DENIED_WORDS = re.compile(r"den(y|ied)|declin|not allow|refus|did not (approve|allow|consent)|rejected", re.I)
+
+
+@contextmanager
+def two_servers():
+    """A `lab` and a `personal` lab server over stdio, each on its own temporary notes folder."""
+    folders = {"lab": Path(tempfile.mkdtemp(prefix="check-lab-")),
+               "personal": Path(tempfile.mkdtemp(prefix="check-personal-"))}
+    for note_id, text in PERSONAL_NOTES.items():
+        (folders["personal"] / f"{note_id}.md").write_text(text, encoding="utf-8")
+    clients = {}
+    try:
+        for name, folder in folders.items():
+            clients[name] = StdioWire.labserver("--notes", str(folder), timeout=STARTUP_WAIT_S)
+            # the first request fixes the era (modern); its reply also waits for the server to start
+            clients[name].request("server/discover", id="check-discover", timeout=STARTUP_WAIT_S)
+        yield clients
+    finally:
+        for client in clients.values():
+            client.close()
+        for folder in folders.values():
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+class RecordingUser:
+    """The user a check plays: says no to deleting and creating notes, yes to everything else, and remembers."""
+
+    def __init__(self):
+        self.asked = []
+
+    def __call__(self, server, tool_name, arguments):
+        self.asked.append(f"{server}__{tool_name}")
+        return tool_name not in ("delete_note", "create_note")
+
+
+def _tool_calls(client, start):
+    """The tool names of the tools/call requests a server received since transcript entry `start`."""
+    names = []
+    for exchange in client.transcript.exchanges[start:]:
+        for payload in exchange.up_payloads:
+            try:
+                frame = json.loads(payload)
+            except ValueError:
+                continue
+            if isinstance(frame, dict) and frame.get("method") == "tools/call":
+                names.append(str((frame.get("params") or {}).get("name")))
+    return names
+
+
+def _build(host_class, clients, user):
+    outcome = attempt(host_class, clients, user)
+    if outcome.error:
+        failed(f"Making your host raised {outcome.error_text}",
+               hint="Keep HostSkeleton.__init__ as it is; add only the methods the task asks for.")
+        return None
+    return outcome.value
+
+
+# --- task 1 · route by namespaced name ------------------------------------------------------------
+
+KNOWN = [("lab__search_notes", "lab", "search_notes"), ("personal__read_note", "personal", "read_note"),
+         ("personal__delete_note", "personal", "delete_note")]
+UNKNOWN = [("drive__search_notes", "there is no server called drive"),
+           ("lab__format_disk", "the lab server has no tool called format_disk"),
+           ("search_notes", "the name says no server"),
+           ("lab_search_notes", "one underscore is not the separator")]
+
+
+@contextmanager
+def _servers(clients):
+    if clients is not None:
+        yield clients
+        return
+    with two_servers() as started:
+        yield started
+
+
+def check_host_routing(host_class, clients=None):
+    """host.route(name) must give (server, tool definition) for a known name and raise for any other.
+
+    `clients` is a {"lab": ..., "personal": ...} pair from `two_servers()`; by default the check starts its own.
+    """
+    if missing(host_class):
+        not_done("define the RoutingHost class first.")
+        return
+    with _servers(clients) as clients:
+        host = _build(host_class, clients, RecordingUser())
+        if host is None:
+            return
+        before = {name: len(client.transcript) for name, client in clients.items()}
+        for name, server, tool_name in KNOWN:
+            outcome = attempt(host.route, name)
+            if outcome.not_done:
+                not_done("route still raises NotImplementedError. Split the name at the separator and look it "
+                         "up in self.tools.")
+                return
+            if outcome.error:
+                failed(f"route({name!r}) raised {outcome.error_text}, but the {server} server has that tool.",
+                       hint=f"Split at SEPARATOR once: name.partition(SEPARATOR) gives ({server!r}, '__', "
+                            f"{tool_name!r}); self.tools is keyed by the whole namespaced name.")
+                return
+            if not _right_route(name, server, tool_name, outcome.value):
+                return
+        for name, why in UNKNOWN:
+            outcome = attempt(host.route, name)
+            if outcome.error is None:
+                failed(f"route({name!r}) returned {short(_printable(outcome.value))}; {why}.",
+                       hint="Raise Refused for a name you cannot route: a call that is not routed is never sent, "
+                            "to any server.")
+                return
+            if type(outcome.error).__name__ != "Refused":
+                failed(f"route({name!r}) raised {outcome.error_text}, not Refused; {why}.",
+                       hint="call catches Refused to tell the model why nothing was sent; any other exception "
+                            "escapes it.",
+                       more="Check the name before you take it apart, and raise Refused with the reason.")
+                return
+        sent = {name: len(client.transcript) - before[name] for name, client in clients.items()}
+        if any(sent.values()):
+            failed(f"route sent requests to the servers ({sent}); routing only reads the table self.tools.")
+            return
+    passed("route found lab__search_notes, personal__read_note and personal__delete_note on their own servers, "
+           "refused drive__search_notes, lab__format_disk, search_notes and lab_search_notes, and sent nothing.")
+
+
+def _right_route(name, server, tool_name, value):
+    if not (isinstance(value, tuple) and len(value) == 2):
+        failed(f"route({name!r}) returned {short(_printable(value))}; return a pair (server name, tool definition).")
+        return False
+    got_server, tool = value
+    if got_server != server:
+        failed(f"route({name!r}) gave the server {got_server!r}, not {server!r}.",
+               hint="The part before the separator names the server.")
+        return False
+    if not isinstance(tool, dict) or tool.get("name") != tool_name:
+        failed(f"route({name!r}) gave {short(_printable(tool))} as the tool; give its definition from "
+               f"self.tools (a dict whose name is {tool_name!r}).",
+               hint="call needs the definition: its annotations say whether to ask the user.")
+        return False
+    return True
+
+
+def _printable(value):
+    return value if isinstance(value, (str, int, float, bool, type(None), dict, list)) else repr(value)
+
+
+# --- task 2 · consent and isolation ---------------------------------------------------------------
+
+# name, arguments, where it must arrive (None: nowhere), whether the user must be asked, what the user says
+SCRIPT = [
+    ("personal__search_notes", {"query": "dentist"}, "personal", False, None),
+    ("personal__read_note", "<the first hit>", "personal", False, None),
+    ("lab__search_notes", {"query": "spindle density", "limit": 1}, "lab", False, None),
+    ("lab__delete_note", {"note_id": "welcome"}, None, True, False),
+    ("lab__sync_notes", {"remote": "https://git.example.org/lab/notes.git"}, "lab", True, True),
+    # not read-only, yet not destructive either: consent still comes first
+    ("lab__create_note", {"title": "Consent check", "body": "Never created: the user says no."}, None, True, False),
+    ("personal__delete_note", {"note_id": "dentist"}, None, True, False),
+    ("drive__search_notes", {"query": "dentist"}, None, False, None),
+]
+
+
+def check_host(host_class, clients=None):
+    """A scripted model drives host.call; both servers' transcripts must show consent and isolation."""
+    if missing(host_class):
+        not_done("define the Host class first.")
+        return
+    user = RecordingUser()
+    with _servers(clients) as clients:
+        start = {server: len(client.transcript) for server, client in clients.items()}
+        host = _build(host_class, clients, user)
+        if host is None:
+            return
+        told = []
+        for name, arguments, lands, ask, approve in SCRIPT:
+            if arguments == "<the first hit>":
+                arguments = _first_hit(told[-1])
+                if arguments is None:
+                    failed(f"The model could not read the search result it was given: {short(told[-1])}",
+                           hint="Return the text forward() gives back: the model reads the hits in it.")
+                    return
+            before = {server: len(client.transcript) for server, client in clients.items()}
+            asked_before = len(user.asked)
+            outcome = attempt(host.call, name, arguments)
+            if outcome.not_done:
+                not_done("call still raises NotImplementedError. Route the name, ask the user unless the tool "
+                         "is read-only, then forward.")
+                return
+            if outcome.error:
+                failed(f"host.call({name!r}, ...) raised {outcome.error_text}",
+                       hint="The model must always get a text back: catch Refused and return why the call "
+                            "was not sent.")
+                return
+            reached = {server: _tool_calls(client, before[server]) for server, client in clients.items()}
+            if not _judge_step(name, arguments, lands, ask, approve, outcome.value, reached,
+                               user.asked[asked_before:]):
+                return
+            told.append(outcome.value)
+        lab, personal = (_tool_calls(clients[server], start[server]) for server in ("lab", "personal"))
+    asks = sum(1 for step in SCRIPT if step[3])
+    denied = sum(1 for step in SCRIPT if step[3] and not step[4])
+    passed(f"Over {len(SCRIPT)} proposals your host sent each call only to its own server (lab: {', '.join(lab)}; "
+           f"personal: {', '.join(personal)}), asked the user before the {asks} calls that are not read-only and "
+           f"for no other, kept the {denied} denied ones off the wire and told the model, and refused "
+           "drive__search_notes.")
+
+
+def _first_hit(text):
+    try:
+        return {"note_id": json.loads(text)["hits"][0]["id"]}
+    except (TypeError, ValueError, KeyError, IndexError):
+        return None
+
+
+def _judge_step(name, arguments, lands, ask, approve, text, reached, asked):
+    proposal = f"{name} {json.dumps(arguments)}"
+    tool_name = name.partition("__")[2]
+    if ask and not asked:
+        failed(f"The model proposed {proposal} and your host went on without asking the user.",
+               hint="Only a tool annotated readOnlyHint: true may run unasked; an absent hint means the tool may "
+                    "change things.",
+               more="Ask the user before every tool that is not annotated readOnlyHint: true, whatever its "
+                    "destructiveHint says.")
+        return False
+    if asked and not ask:
+        failed(f"The model proposed {proposal}, a read-only tool, and your host asked the user about it.",
+               hint="A user asked about every call learns to click yes without reading: ask only where the "
+                    "tool may change something (it is not annotated readOnlyHint: true).")
+        return False
+    wrong = {server: calls for server, calls in reached.items() if calls and server != lands}
+    if wrong:
+        server, calls = next(iter(wrong.items()))
+        why = {None: "it should not have been sent at all"}.get(lands, f"it was meant for {lands}")
+        if ask and not approve:
+            why = "the user denied it, so it must not be sent"
+        failed(f"The model proposed {proposal}, and the {server} server received tools/call {calls}; {why}.",
+               hint=_hint_for(lands, ask, approve))
+        return False
+    if lands is not None and reached[lands] != [tool_name]:
+        got = reached[lands]
+        hint = (f"Forward the tool's own name ({tool_name!r}), not the namespaced one: the server knows nothing "
+                "of your namespaces.") if got else _hint_for(lands, ask, approve)
+        failed(f"The model proposed {proposal}; the {lands} server received tools/call {got or 'nothing'}.",
+               hint=hint)
+        return False
+    if not isinstance(text, str) or not text:
+        failed(f"After {proposal} your host gave the model {short(text)}; give it a text, always.",
+               hint="The model reads what call returns: the result, or why there is none.")
+        return False
+    if ask and not approve and not DENIED_WORDS.search(text):
+        failed(f"The user denied {name}, and your host told the model {short(text)!r}.",
+               hint="Say that the user denied it (\"denied: the user did not allow ...\"), so the model does not "
+                    "think it ran or try it again.")
+        return False
+    return True
+
+
+def _hint_for(lands, ask, approve):
+    if lands is None and not ask:
+        return "Route first: a name whose server or tool is unknown raises Refused, and nothing is sent."
+    if ask and not approve:
+        return "When ask_user returns False, return a text saying so, without calling forward."
+    return "Send the call with self.forward(server, tool name, arguments), on the server the name gives."

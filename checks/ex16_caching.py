@@ -1,0 +1,255 @@
+"""Checks for exercise 16: a caching client that honors ttlMs and notifications, and what it saves.
+
+The learner's class is built as `CachingClient(send, clock)`: `send(method, params)` makes
+one real round trip to the lab server and returns the reply as a dict; `clock()` is a
+FakeClock in milliseconds, so minutes pass in an instant and every run is the same.
+"""
+
+import copy
+
+from mcpwire import frames
+from mcpwire.cache import FakeClock, round_trip_cost
+from .attempt import attempt, missing
+from .servers import stdio_lab
+from .verdict import failed, not_done, passed, server_said, short
+
+MINUTE_MS = 60_000
+INDEX = {"uri": "notes://index"}
+LISTS = [("tools/list", None), ("prompts/list", None), ("resources/templates/list", None),
+         ("resources/list", None), ("resources/read", INDEX)]
+LISTEN = {"notifications": {"toolsListChanged": True, "resourcesListChanged": True,
+                            "resourceSubscriptions": [INDEX["uri"]]}}
+NOTIFICATION_WAIT_S = 10
+
+
+class _CountingSend:
+    """The `send` a learner's client gets: one real request per call, counted with its bytes on the wire."""
+
+    def __init__(self, wire):
+        self.wire = wire
+        self.calls = 0
+        self.bytes = 0
+
+    def __call__(self, method, params=None):
+        # One id for every request: each is answered before the next goes out, so ids never collide,
+        # and the byte counts do not depend on how many requests the wire has seen before.
+        reply = self.wire.send(frames.request(method, copy.deepcopy(params), id=1))
+        self.calls += 1
+        self.bytes += round_trip_cost(self.wire, reply)[0]
+        return reply.message
+
+
+class _Session:
+    """One learner client on a fake clock, and what its requests cost."""
+
+    def __init__(self, client_class, wire):
+        self.clock = FakeClock()
+        self.send = _CountingSend(wire)
+        self.built = attempt(client_class, self.send, self.clock)
+        self.client = self.built.value
+
+    def ask(self, at_ms, method, params=None):
+        """(sent?, the reply or an Attempt that failed)"""
+        self.clock.now_ms = at_ms
+        before = self.send.calls
+        outcome = attempt(self.client.request, method, copy.deepcopy(params))
+        return self.send.calls > before, outcome
+
+
+def _broken(session, what):
+    """Report an unfinished or crashing learner class; True when there was something to report."""
+    outcome = session.built if session.built.error else None
+    if outcome is None:
+        return False
+    if outcome.not_done:
+        not_done(f"CachingClient({what}) still raises NotImplementedError.")
+    else:
+        failed(f"CachingClient(send, clock) raised {outcome.error_text}")
+    return True
+
+
+def _failed_call(outcome, method):
+    if outcome.not_done:
+        not_done("CachingClient.request still raises NotImplementedError. Look the request up in your store; "
+                 "send it only when there is no fresh entry.")
+    else:
+        failed(f"request({method!r}) raised {outcome.error_text}",
+               hint="An error reply has no \"result\", and a tools/call result has no \"ttlMs\": read with .get().")
+
+
+def check_cache_rules(client_class, lab=None):
+    """Fresh while now < received + ttlMs; keyed by method and params; only cacheable results stored."""
+    if missing(client_class):
+        not_done("define the CachingClient class first.")
+        return
+    with stdio_lab(lab) as wire:
+        for rule in (_rule_ttl, _rule_key, _rule_not_cacheable):
+            session = _Session(client_class, wire)
+            if _broken(session, "send, clock") or not rule(session):
+                return
+    passed("Your cache answered tools/list from its store at 4 minutes, asked again at 5 (its ttlMs), kept "
+           "notes://index and notes://welcome apart, and sent every tools/call and every error through.")
+
+
+def _rule_ttl(session):
+    plan = [(0, True, "at 0 minutes, with nothing stored yet"),
+            (4 * MINUTE_MS, False, "at 4 minutes, while the tools/list reply (ttlMs 300000) is fresh"),
+            (5 * MINUTE_MS, True, "at exactly 5 minutes, when the entry has gone stale")]
+    first = None
+    for at_ms, must_send, when in plan:
+        sent, outcome = session.ask(at_ms, "tools/list")
+        if outcome.error:
+            _failed_call(outcome, "tools/list")
+            return False
+        if sent != must_send:
+            if must_send:
+                failed(f"Asked for tools/list {when}, your client answered from its store instead of sending.",
+                       hint="An entry is fresh only while clock() < received + ttlMs: at received + ttlMs it is stale.")
+            else:
+                failed(f"Asked for tools/list {when}, your client sent the request again.",
+                       hint="Store each cacheable reply with the clock() time you received it, and answer from the "
+                            "store while clock() < received + ttlMs.")
+            return False
+        if not sent and outcome.value != first:
+            failed(f"Asked for tools/list {when}, your client returned {short(outcome.value)}, "
+                   "not the reply it stored.")
+            return False
+        first = outcome.value if sent else first
+    return True
+
+
+def _rule_key(session):
+    for uri in ("notes://index", "notes://welcome"):
+        sent, outcome = session.ask(0, "resources/read", {"uri": uri})
+        if outcome.error:
+            _failed_call(outcome, "resources/read")
+            return False
+        contents = ((outcome.value or {}).get("result") or {}).get("contents") or [{}]
+        if not sent or contents[0].get("uri") != uri:
+            failed(f"Asked for resources/read of {uri}, your client answered with "
+                   f"the reply for {contents[0].get('uri')!r}.",
+                   hint="The key is the method plus the params that shape the result, e.g. "
+                        "(method, json.dumps(params, sort_keys=True)). Two URIs are two entries.")
+            return False
+    return True
+
+
+def _rule_not_cacheable(session):
+    requests = [("tools/call", {"name": "search_notes", "arguments": {"query": "spindle", "limit": 1}},
+                 "A tools/call result carries no ttlMs, so it is never cached."),
+                ("resources/read", {"uri": "notes://no-such-note"},
+                 "An error reply has no result and no ttlMs: never cache it.")]
+    for method, params, why in requests:
+        for _ in range(2):
+            sent, outcome = session.ask(0, method, params)
+            if outcome.error:
+                _failed_call(outcome, method)
+                return False
+            if not sent:
+                failed(f"The second {method} {short(params)} came from your client's store.",
+                       server=server_said(outcome.value), hint=why + " Store only results with a ttlMs above 0.")
+                return False
+    return True
+
+
+def check_cache_invalidation(client_class):
+    """notice(notification) must drop exactly the entries a list_changed or updated notification makes stale."""
+    if missing(client_class):
+        not_done("define the CachingClient class first.")
+        return
+    with stdio_lab() as wire:
+        wire.write(frames.request("subscriptions/listen", LISTEN, id="listen"))
+        wire.read(timeout=NOTIFICATION_WAIT_S)  # the listen's acknowledgement
+        session = _Session(client_class, wire)
+        if _broken(session, "send, clock"):
+            return
+        for method, params in (("tools/list", None), ("resources/read", INDEX), ("resources/list", None)):
+            _, outcome = session.ask(0, method, params)
+            if outcome.error:
+                _failed_call(outcome, method)
+                return
+        notifications = _create_a_note(wire)
+        said = ", ".join(n["method"] for n in notifications)
+        for notification in notifications:
+            noticed = attempt(session.client.notice, copy.deepcopy(notification))
+            if noticed.not_done:
+                not_done("CachingClient.notice still raises NotImplementedError. Drop the entries the "
+                         "notification says are stale.")
+                return
+            if noticed.error:
+                failed(f"notice raised {noticed.error_text} for {short(notification)}")
+                return
+        sent, outcome = session.ask(1000, "resources/read", INDEX)
+        if outcome.error:
+            _failed_call(outcome, "resources/read")
+            return
+        if not sent:
+            failed(f"A note was created and the server said so ({said}), yet your client answered "
+                   "resources/read of notes://index from its store, without the new note.",
+                   hint="notifications/resources/updated names the changed resource in params.uri: drop the "
+                        "resources/read entry for that uri.")
+            return
+        sent, outcome = session.ask(1000, "resources/list")
+        if outcome.error:
+            _failed_call(outcome, "resources/list")
+            return
+        if not sent:
+            failed(f"A note was created and the server said so ({said}), yet your client answered resources/list "
+                   "from its store.",
+                   hint="A list_changed notification says which list is stale: the one of its kind.",
+                   more="notifications/resources/list_changed stales every resources/list entry (and the "
+                        "template list); drop them all.")
+            return
+        sent, outcome = session.ask(1000, "tools/list")
+        if sent:
+            failed(f"After {said}, your client sent tools/list again although no tool changed.",
+                   hint="Drop only what a notification names: resources/list_changed stales the resource lists, "
+                        "tools/list_changed the tool list.")
+            return
+    passed(f"After a note was created ({said}), your cache dropped the note index and the resource list, and kept "
+           "the tool list.")
+
+
+def _create_a_note(wire):
+    """Create a note; return the notifications the listen stream sent about it."""
+    wire.request("tools/call", {"name": "create_note", "arguments": {"title": "Cache check", "body": "A new note."}})
+    notifications = []
+    while not any(n["method"] == "notifications/resources/updated" for n in notifications):
+        message = wire.read(timeout=NOTIFICATION_WAIT_S)
+        if message is None:
+            break
+        if isinstance(message.message, dict) and "method" in message.message:
+            notifications.append(message.message)
+    return notifications
+
+
+def measure_cache(client_class, lab=None, *, turn_ms=20_000, minutes=10):
+    """Run a host's refresh loop with and without the learner's cache; print the round trips and bytes saved."""
+    if missing(client_class):
+        not_done("define the CachingClient class first.")
+        return
+    with stdio_lab(lab) as wire:
+        plain = _CountingSend(wire)
+        session = _Session(client_class, wire)
+        if _broken(session, "send, clock"):
+            return
+        turns = range(0, minutes * MINUTE_MS, turn_ms)
+        for at_ms in turns:
+            for method, params in LISTS:
+                plain(method, params)
+                _, outcome = session.ask(at_ms, method, params)
+                if outcome.error:
+                    if outcome.not_done:
+                        not_done("measure after tasks 1 and 2 pass.")
+                    else:
+                        _failed_call(outcome, method)
+                    return
+    requests = len(turns) * len(LISTS)
+    saved = plain.bytes - session.send.bytes
+    print(f"{len(turns)} turns, {turn_ms // 1000} seconds apart, each asking for the same {len(LISTS)} lists: "
+          f"{requests} requests")
+    print(f"{'':<22} {'round trips':>11} {'bytes':>9}")
+    print(f"{'without a cache':<22} {plain.calls:>11} {plain.bytes:>9}")
+    print(f"{'with your cache':<22} {session.send.calls:>11} {session.send.bytes:>9}")
+    print(f"saved: {plain.calls - session.send.calls} round trips and {saved} bytes "
+          f"({round(100 * saved / plain.bytes)}% of the bytes)")

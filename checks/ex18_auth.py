@@ -1,0 +1,232 @@
+"""Checks for exercise 18: the authorization code flow from a 401, by hand, and a step-up.
+
+Each check runs the learner's function, then carries its result through the real lab
+(`python -m labserver --http --auth`, started by the exercise as an HttpWire) and reports
+what the authorization server and the MCP server answered.
+"""
+
+import base64
+import hashlib
+import secrets
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+import httpx
+
+from mcpwire import frames
+from mcpwire.oauth import parse_challenge
+from .attempt import attempt, missing
+from .verdict import failed, not_done, passed, short
+
+CLIENT_ID = "notes-notebook"
+REDIRECT_URI = "http://127.0.0.1/callback"
+SEARCH = frames.request("tools/call", {"name": "search_notes", "arguments": {"query": "sleep"}}, id=1)
+
+
+def s256(verifier):
+    return base64.urlsafe_b64encode(hashlib.sha256(verifier.encode("ascii")).digest()).rstrip(b"=").decode("ascii")
+
+
+class _Lab:
+    """The protected lab as the checks see it: its metadata, and HTTP without following redirects."""
+
+    def __init__(self, wire):
+        self.wire = wire
+        self.web = httpx.Client(follow_redirects=False, timeout=10)
+        challenge = parse_challenge(self.post(SEARCH).headers.get("www-authenticate")) or {}
+        self.resource_metadata = self.web.get(challenge["resource_metadata"]).json()
+        issuer = self.resource_metadata["authorization_servers"][0]
+        self.metadata = self.web.get(f"{issuer}/.well-known/oauth-authorization-server").json()
+
+    def post(self, frame, token=None):
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+                   **self.wire.headers_for(frame)}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        return self.web.post(self.wire.url, content=frames.dumps(frame), headers=headers)
+
+    def approve(self, url):
+        """Open an authorization URL and approve as ada: the redirect's query, or the refusal as text."""
+        first = self.web.get(url)
+        location = first.headers.get("location", "")
+        if first.status_code == 302 and "/consent?" in location:
+            location = self.web.get(location + "&user=ada&consent=approve").headers.get("location", "")
+        elif first.status_code != 302:
+            return None, f"HTTP {first.status_code} {short(first.text)}"
+        answer = dict(parse_qsl(urlsplit(location).query))
+        if "error" in answer:
+            return None, f"a redirect with error={answer['error']} ({answer.get('error_description', '')})"
+        return answer, None
+
+    def token(self, form):
+        return self.web.post(self.metadata["token_endpoint"], data=form)
+
+    def tokens_for(self, scopes):
+        verifier, state = secrets.token_urlsafe(48), secrets.token_urlsafe(16)
+        query = {"response_type": "code", "client_id": CLIENT_ID, "redirect_uri": REDIRECT_URI, "state": state,
+                 "code_challenge": s256(verifier), "code_challenge_method": "S256", "scope": " ".join(scopes),
+                 "resource": self.wire.url}
+        answer, _ = self.approve(f"{self.metadata['authorization_endpoint']}?{urlencode(query)}")
+        return self.token({"grant_type": "authorization_code", "code": answer["code"], "redirect_uri": REDIRECT_URI,
+                           "client_id": CLIENT_ID, "code_verifier": verifier, "resource": self.wire.url}).json()
+
+
+def check_authorization_request(build, wire):
+    """Task 1: `build(metadata, resource, scope, verifier, state)` returns the authorization URL."""
+    if missing(build):
+        not_done("write authorization_request(...)")
+        return
+    lab = _Lab(wire)
+    verifier, state = secrets.token_urlsafe(48), secrets.token_urlsafe(16)
+    outcome = attempt(build, lab.metadata, lab.wire.url, "notes:read", verifier, state)
+    if outcome.not_done:
+        not_done("authorization_request still raises NotImplementedError.")
+        return
+    if outcome.error is not None or not isinstance(outcome.value, str):
+        failed(f"authorization_request should return the URL as a string; it gave {outcome.error_text or short(outcome.value)}")
+        return
+    url = outcome.value
+    query = dict(parse_qsl(urlsplit(url).query))
+    if not url.startswith(lab.metadata["authorization_endpoint"] + "?"):
+        failed("the URL does not start with the authorization_endpoint from the server's metadata",
+               hint="Read the endpoint from the metadata dict instead of building it.")
+        return
+    answer, refusal = lab.approve(url)
+    method = query.get("code_challenge_method")
+    if method != "S256" or query.get("code_challenge") != s256(verifier):
+        what = (f"code_challenge_method is {method!r}" if method != "S256"
+                else "code_challenge is not BASE64URL(SHA-256(verifier)) without padding")
+        failed(f"wrong challenge method: {what}",
+               server=refusal or "a code, which the token endpoint will refuse: the verifier does not hash to the challenge",
+               hint="PKCE in MCP is S256 only: hash the verifier's ASCII bytes, base64url-encode the 32 bytes, drop the '='.")
+        return
+    if query.get("state") != state:
+        failed("the request does not carry the state you were given",
+               hint="state is what lets you recognise the redirect that answers this request.")
+        return
+    if query.get("resource") != lab.wire.url:
+        token = None if answer is None else lab.token({
+            "grant_type": "authorization_code", "code": answer["code"], "redirect_uri": REDIRECT_URI,
+            "client_id": CLIENT_ID, "code_verifier": verifier, "resource": lab.wire.url}).json().get("access_token")
+        refused = lab.post(SEARCH, token) if token else None
+        said = (refusal if refused is None else
+                f"HTTP {refused.status_code}: {(parse_challenge(refused.headers.get('www-authenticate')) or {}).get('error_description')}")
+        failed(f"missing resource: the request names {query.get('resource')!r} instead of the MCP server",
+               server=f"the token it led to, at the MCP server: {said}",
+               hint="RFC 8707: resource is the canonical URI of the MCP server, the resource metadata's 'resource'.")
+        return
+    if refusal is not None or query.get("scope") != "notes:read":
+        failed("the authorization server did not give a code for notes:read", server=refusal or f"scope {query.get('scope')!r}",
+               hint="Check response_type, client_id, redirect_uri and scope against the lesson's step 5.")
+        return
+    passed("S256 challenge, state, scope and resource: the lab answered with a code")
+
+
+def check_accept_redirect(accept, issuer="http://127.0.0.1:9999"):
+    """Task 2: `accept(location, sent_state, issuer)` returns the code, or raises ValueError when the redirect is not ours."""
+    if missing(accept):
+        not_done("write accept_redirect(...)")
+        return
+    good = f"{REDIRECT_URI}?code=abc&state=s1&iss={issuer}"
+    outcome = attempt(accept, good, "s1", issuer)
+    if outcome.not_done:
+        not_done("accept_redirect still raises NotImplementedError.")
+        return
+    if outcome.value != "abc":
+        failed(f"a good redirect should give its code 'abc'; got {outcome.error_text or short(outcome.value)}",
+               hint="Parse the query of the location (urllib.parse) and return the value of code.")
+        return
+    forged = [
+        ("unchecked state", f"{REDIRECT_URI}?code=stolen&state=other&iss={issuer}",
+         "a redirect whose state is not the one you sent was accepted"),
+        ("unchecked iss", f"{REDIRECT_URI}?code=stolen&state=s1&iss=http://attacker.example",
+         "a redirect from another issuer (a mix-up attack) was accepted"),
+        ("missing iss", f"{REDIRECT_URI}?code=stolen&state=s1",
+         "a redirect without iss was accepted, though the lab's metadata promises it"),
+        ("normalised iss", f"{REDIRECT_URI}?code=stolen&state=s1&iss={issuer}/",
+         "an iss that only matches after adding or removing a trailing slash was accepted"),
+    ]
+    for name, location, problem in forged:
+        outcome = attempt(accept, location, "s1", issuer)
+        if not isinstance(outcome.error, ValueError):
+            failed(f"{name}: {problem} (returned {short(outcome.value) if outcome.error is None else outcome.error_text})",
+                   hint="Compare state, then iss, with plain string equality before returning the code; raise ValueError otherwise.")
+            return
+    passed("the good redirect gives its code; forged state, foreign, missing and normalised iss are refused")
+
+
+def check_token_request(form_for, wire):
+    """Task 3: `form_for(code, verifier, resource)` returns the token request's form fields."""
+    if missing(form_for):
+        not_done("write token_form(...)")
+        return
+    lab = _Lab(wire)
+    verifier, state = secrets.token_urlsafe(48), secrets.token_urlsafe(16)
+    query = {"response_type": "code", "client_id": CLIENT_ID, "redirect_uri": REDIRECT_URI, "state": state,
+             "code_challenge": s256(verifier), "code_challenge_method": "S256", "scope": "notes:read",
+             "resource": lab.wire.url}
+    answer, _ = lab.approve(f"{lab.metadata['authorization_endpoint']}?{urlencode(query)}")
+    outcome = attempt(form_for, answer["code"], verifier, lab.wire.url)
+    if outcome.not_done:
+        not_done("token_form still raises NotImplementedError.")
+        return
+    if outcome.error is not None or not isinstance(outcome.value, dict):
+        failed(f"token_form should return a dict of form fields; it gave {outcome.error_text or short(outcome.value)}")
+        return
+    form = outcome.value
+    reply = lab.token(form)
+    if reply.status_code != 200:
+        failed("the token endpoint refused the form", server=f"HTTP {reply.status_code} {short(reply.text)}",
+               hint="grant_type, code, redirect_uri, client_id and code_verifier all travel in the form.")
+        return
+    if form.get("resource") != lab.wire.url:
+        failed("missing resource in the token request",
+               server="200 with a token (SDK 2.3.0 ignores resource at the token endpoint), but the spec requires it",
+               hint="MCP clients send resource in the authorization request and in the token request.")
+        return
+    call = lab.post(SEARCH, reply.json().get("access_token"))
+    if call.status_code != 200:
+        failed("the token did not open the MCP server", server=f"HTTP {call.status_code}")
+        return
+    passed("the token endpoint gave a token, and search_notes answered 200 with it")
+
+
+def check_step_up(step_up, wire):
+    """Task 4: `step_up(granted, www_authenticate)` returns the scopes to ask for after a 403."""
+    if missing(step_up):
+        not_done("write step_up_scopes(...)")
+        return
+    lab = _Lab(wire)
+    read = lab.tokens_for(["notes:read"])["access_token"]
+    create = frames.request("tools/call", {"name": "create_note", "arguments": {"title": "Check 12", "body": "b"}}, id=2)
+    header = lab.post(create, read).headers.get("www-authenticate", "")
+    outcome = attempt(step_up, ["notes:read"], header)
+    if outcome.not_done:
+        not_done("step_up_scopes still raises NotImplementedError.")
+        return
+    if outcome.error is not None or not isinstance(outcome.value, (list, tuple, set)):
+        failed(f"step_up_scopes should return a list of scopes; it gave {outcome.error_text or short(outcome.value)}",
+               hint="The header is text: read its scope parameter, then split it on spaces.")
+        return
+    scopes = list(outcome.value)
+    if not all(isinstance(s, str) and s and " " not in s for s in scopes):
+        failed(f"each scope should be one word; got {short(scopes)}", hint="Split the scope parameter on spaces.")
+        return
+    if "notes:write" not in scopes:
+        failed(f"the challenged scope is missing: you would ask for {scopes}",
+               server=f"403 with {short(header)}", hint="The 403's scope parameter names what create_note needs.")
+        return
+    token = lab.tokens_for(scopes)["access_token"]
+    if "notes:read" not in scopes:
+        search = lab.post(SEARCH, token)
+        failed(f"scope dropped on step-up: you would ask for {scopes}",
+               server=f"search_notes with that token: HTTP {search.status_code} "
+                      f"{(parse_challenge(search.headers.get('www-authenticate')) or {}).get('error_description')}",
+               hint="Ask for the union of the scopes you had and the ones the challenge names.")
+        return
+    if len(set(scopes)) != len(scopes):
+        failed(f"a scope appears twice: {scopes}", hint="The union holds each scope once.")
+        return
+    if lab.post(create, token).status_code != 200:
+        failed("create_note still failed with the stepped-up token")
+        return
+    passed(f"step-up asks for {' '.join(scopes)}: create_note and search_notes both answer 200")

@@ -1,0 +1,136 @@
+"""Exercise 05, tasks 4 and 5: right answers pass, typical mistakes are explained, the stub is not done yet."""
+
+import checks
+from checks.ex05_content import check_effective_hints, check_model_blocks
+
+DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True}
+
+
+def stub(*args):
+    raise NotImplementedError("your code here")
+
+
+# --- task 4 --------------------------------------------------------------------------------------
+
+def for_the_model(content):
+    return [block for block in content if "assistant" in block.get("annotations", {}).get("audience", ["assistant"])]
+
+
+def for_the_model_by_priority(content):
+    def audience(block):
+        annotations = block.get("annotations") or {}
+        return annotations.get("audience") or ["user", "assistant"]
+    chosen = [block for block in content if "assistant" in audience(block)]
+    return sorted(chosen, key=lambda block: -(block.get("annotations") or {}).get("priority", 0.5))
+
+
+def only_exactly_assistant(content):
+    return [block for block in content if block.get("annotations", {}).get("audience") in (None, ["assistant"])]
+
+
+def needs_an_audience(content):
+    return [block for block in content if "assistant" in block.get("annotations", {}).get("audience", [])]
+
+
+def drops_images(content):
+    return [block for block in content if block["type"] != "image"]
+
+
+def reads_annotations_blindly(content):
+    return [block for block in content if "assistant" in block["annotations"]["audience"]]
+
+
+def test_blocks_exported():
+    assert checks.check_model_blocks is check_model_blocks and checks.check_effective_hints is check_effective_hints
+
+
+def test_blocks_stub(verdict, lab):
+    assert verdict(check_model_blocks, stub, lab).startswith("not done yet: for_the_model still raises")
+
+
+def test_blocks_right(verdict, lab):
+    assert verdict(check_model_blocks, for_the_model, lab).startswith("✓ for_the_model kept the blocks")
+
+
+def test_blocks_right_written_differently(verdict, lab):
+    assert verdict(check_model_blocks, for_the_model_by_priority, lab).startswith("✓")
+
+
+def test_blocks_exact_audience_match(verdict, lab):
+    out = verdict(check_model_blocks, only_exactly_assistant, lab)
+    assert out.startswith("✗ For night_report's result, you left out the resource_link block (audience [\"user\",\"assistant\"])")
+    assert "test whether \"assistant\" is among them" in out
+
+
+def test_blocks_without_audience_dropped(verdict, lab):
+    out = verdict(check_model_blocks, needs_an_audience, lab)
+    assert "you left out the text block (no audience)" in out and "not restricted" in out
+
+
+def test_blocks_by_type(verdict, lab):
+    out = verdict(check_model_blocks, drops_images, lab)
+    assert out.startswith("✗ For a result with blocks that say less, you passed the text block (audience [\"user\"])")
+    assert "for the user only" in out and "not by the block's type" in out
+
+
+def test_blocks_key_error(verdict, lab):
+    out = verdict(check_model_blocks, reads_annotations_blindly, lab)
+    assert "your function raised KeyError: 'annotations'" in out
+
+
+# --- task 5 --------------------------------------------------------------------------------------
+
+def effective_hints(tool, trusted):
+    given = tool.get("annotations", {}) if trusted else {}
+    return {hint: given.get(hint, default) for hint, default in DEFAULTS.items()}
+
+
+def effective_hints_written_differently(tool, trusted):
+    hints = dict(DEFAULTS)
+    if trusted:
+        for hint in hints:
+            if hint in (tool.get("annotations") or {}):
+                hints[hint] = tool["annotations"][hint]
+    return hints
+
+
+def false_by_default(tool, trusted):
+    given = tool.get("annotations", {}) if trusted else {}
+    return {hint: given.get(hint, False) for hint in DEFAULTS}
+
+
+def trusts_everyone(tool, trusted):
+    return effective_hints(tool, True)
+
+
+def keeps_the_title(tool, trusted):
+    return {**effective_hints(tool, trusted), "title": tool.get("annotations", {}).get("title")}
+
+
+def test_hints_stub(verdict, lab):
+    assert verdict(check_effective_hints, stub, lab).startswith("not done yet: effective_hints still raises")
+
+
+def test_hints_right(verdict, lab):
+    assert verdict(check_effective_hints, effective_hints, lab).startswith("✓ effective_hints filled every missing hint")
+
+
+def test_hints_right_written_differently(verdict, lab):
+    assert verdict(check_effective_hints, effective_hints_written_differently, lab).startswith("✓")
+
+
+def test_hints_false_by_default(verdict, lab):
+    out = verdict(check_effective_hints, false_by_default, lab)
+    assert out.startswith("✗ For no_annotations from a trusted server, which does not state destructiveHint, you returned False")
+    assert "the defaults assume the worst" in out
+
+
+def test_hints_trusting_an_unknown_server(verdict, lab):
+    out = verdict(check_effective_hints, trusts_everyone, lab)
+    assert out.startswith("✗ For read_note from a server you have not trusted, you returned readOnlyHint True, as the server claims")
+    assert "not evidence" in out
+
+
+def test_hints_extra_keys(verdict, lab):
+    out = verdict(check_effective_hints, keeps_the_title, lab)
+    assert "exactly the four hints" in out

@@ -1,0 +1,122 @@
+"""Exercise 07, task 3 (follow nextCursor): right answers pass, typical mistakes get the explanation they need."""
+
+import checks
+from checks.ex07_pagination import check_all_resources
+
+
+def stub(request):
+    raise NotImplementedError("your code here")
+
+
+def all_resources(request):
+    reply = request("resources/list")
+    resources = list(reply["result"]["resources"])
+    while "nextCursor" in reply["result"]:
+        reply = request("resources/list", {"cursor": reply["result"]["nextCursor"]})
+        resources += reply["result"]["resources"]
+    return resources
+
+
+def all_resources_recursive(request, cursor=None):
+    result = request("resources/list", {} if cursor is None else {"cursor": cursor})["result"]
+    rest = all_resources_recursive(request, result["nextCursor"]) if result.get("nextCursor") is not None else []
+    return result["resources"] + rest
+
+
+def first_page_only(request):
+    return request("resources/list")["result"]["resources"]
+
+
+def stops_on_empty_cursor(request):
+    reply = request("resources/list")
+    resources = list(reply["result"]["resources"])
+    while reply["result"].get("nextCursor"):
+        reply = request("resources/list", {"cursor": reply["result"]["nextCursor"]})
+        resources += reply["result"]["resources"]
+    return resources
+
+
+def page_numbers(request):
+    resources, page = [], 1
+    while True:
+        reply = request("resources/list", {} if page == 1 else {"cursor": str(page)})
+        resources += reply["result"]["resources"]
+        if "nextCursor" not in reply["result"]:
+            return resources
+        page += 1
+
+
+def never_moves_on(request):
+    reply = request("resources/list")
+    first_cursor = reply["result"]["nextCursor"]
+    resources = []
+    while "nextCursor" in reply["result"]:
+        resources += reply["result"]["resources"]
+        reply = request("resources/list", {"cursor": first_cursor})
+    return resources
+
+
+def reads_a_missing_cursor(request):
+    reply, resources = request("resources/list"), []
+    while True:
+        resources += reply["result"]["resources"]
+        reply = request("resources/list", {"cursor": reply["result"]["nextCursor"]})
+
+
+def list_of_pages(request):
+    reply = request("resources/list")
+    found = [reply["result"]["resources"]]
+    while "nextCursor" in reply["result"]:
+        reply = request("resources/list", {"cursor": reply["result"]["nextCursor"]})
+        found.append(reply["result"]["resources"])
+    return found
+
+
+def test_the_check_is_exported():
+    assert checks.check_all_resources is check_all_resources
+
+
+def test_the_stub_is_not_done(verdict, lab):
+    assert verdict(check_all_resources, stub, lab).startswith("not done yet: all_resources still raises")
+
+
+def test_a_right_answer_passes(verdict, lab):
+    out = verdict(check_all_resources, all_resources, lab)
+    assert out.startswith("✓ all_resources followed every nextCursor: 15 resources from the lab in 3 pages")
+
+
+def test_a_right_answer_written_differently_passes(verdict, lab):
+    assert verdict(check_all_resources, all_resources_recursive, lab).startswith("✓")
+
+
+def test_the_first_page_only(verdict, lab):
+    out = verdict(check_all_resources, first_page_only, lab)
+    assert out.startswith("✗ On the lab server (15 resources), your function stopped after 1 page(s)")
+    assert "While a result has nextCursor" in out
+
+
+def test_an_empty_cursor_taken_for_the_end(verdict, lab):
+    out = verdict(check_all_resources, stops_on_empty_cursor, lab)
+    assert out.startswith("✗ On a second server") and "nextCursor was \"\" (an empty string)" in out
+    assert "Test for the key" in out
+
+
+def test_a_cursor_built_by_hand(verdict, lab):
+    out = verdict(check_all_resources, page_numbers, lab)
+    assert "request 2 sent a cursor the server never issued: 2." in out and "error -32602" in out
+    assert "never build, cut or change a cursor" in out
+
+
+def test_a_loop_that_never_moves_on(verdict, lab):
+    out = verdict(check_all_resources, never_moves_on, lab)
+    assert "sent 30 requests and was still going" in out and "cursor of the latest page" in out
+
+
+def test_reading_nextcursor_on_the_last_page(verdict, lab):
+    out = verdict(check_all_resources, reads_a_missing_cursor, lab)
+    assert "your function raised KeyError: 'nextCursor'" in out and "test whether the key is there" in out
+
+
+def test_a_list_of_pages(verdict, lab):
+    out = verdict(check_all_resources, list_of_pages, lab)
+    assert "you returned a list of 3 pages" in out

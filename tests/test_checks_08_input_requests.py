@@ -1,0 +1,89 @@
+"""Exercise 08, Task 3: answers to sampling, roots and URL questions; right ones pass, typical slips are named."""
+
+import checks
+
+
+def stub(*args):
+    raise NotImplementedError("your code here")
+
+
+def answer_input_request(question, summary, folder):
+    if question["method"] == "sampling/createMessage":
+        return {"role": "assistant", "content": {"type": "text", "text": summary}, "model": "by-hand"}
+    if question["method"] == "roots/list":
+        return {"roots": [{"uri": folder}]}
+    return {"action": "accept"}
+
+
+def written_differently(question, summary, folder):
+    """Same answers, built another way: extra optional fields, a second root after the first."""
+    answers = {
+        "sampling/createMessage": dict(model="me", role="assistant", stopReason="endTurn",
+                                       content=dict(type="text", text=summary)),
+        "roots/list": dict(roots=[dict(name="Exports", uri=folder), dict(uri="file:///tmp/")]),
+        "elicitation/create": dict(action="accept"),
+    }
+    return answers[question["method"]]
+
+
+def changed(kind, answer):
+    """The right answers, except for one kind of question."""
+    def wrong(question, summary, folder):
+        if question["method"] == kind:
+            return answer(summary, folder)
+        return answer_input_request(question, summary, folder)
+    return wrong
+
+
+def test_right_answers_pass(verdict, lab):
+    assert verdict(checks.check_input_answers, answer_input_request, lab).startswith("✓ You played the model")
+
+
+def test_answers_written_differently_pass(verdict, lab):
+    assert verdict(checks.check_input_answers, written_differently, lab).startswith("✓")
+
+
+def test_stub_is_not_done(verdict, lab):
+    assert verdict(checks.check_input_answers, stub, lab).startswith("not done yet")
+
+
+def test_a_sampling_answer_without_a_model_is_named_with_the_servers_minus_32602(verdict, lab):
+    wrong = changed("sampling/createMessage",
+                    lambda summary, folder: {"role": "assistant", "content": {"type": "text", "text": summary}})
+    out = verdict(checks.check_input_answers, wrong, lab)
+    assert out.startswith("✗") and "has no model" in out and "error -32602" in out
+
+
+def test_a_sampling_answer_as_the_user_is_caught_although_the_server_accepts_it(verdict, lab):
+    wrong = changed("sampling/createMessage", lambda summary, folder: {
+        "role": "user", "content": {"type": "text", "text": summary}, "model": "m"})
+    out = verdict(checks.check_input_answers, wrong, lab)
+    assert "role 'user'" in out and "The server accepted it" in out
+
+
+def test_a_bare_string_as_content_is_named(verdict, lab):
+    wrong = changed("sampling/createMessage",
+                    lambda summary, folder: {"role": "assistant", "content": summary, "model": "m"})
+    assert "not a content block" in verdict(checks.check_input_answers, wrong, lab)
+
+
+def test_a_bare_list_of_roots_is_named(verdict, lab):
+    out = verdict(checks.check_input_answers, changed("roots/list", lambda summary, folder: [{"uri": folder}]), lab)
+    assert "return the answer as a dict" in out and "{\"roots\": [...]}" in out
+
+
+def test_a_root_without_its_scheme_is_named_with_the_servers_minus_32602(verdict, lab):
+    wrong = changed("roots/list", lambda summary, folder: {"roots": [{"uri": folder.removeprefix("file://")}]})
+    out = verdict(checks.check_input_answers, wrong, lab)
+    assert "must be a file:// URI" in out and "error -32602" in out
+
+
+def test_a_url_answer_with_content_is_named(verdict, lab):
+    wrong = changed("elicitation/create", lambda summary, folder: {"action": "accept", "content": {"ok": True}})
+    out = verdict(checks.check_input_answers, wrong, lab)
+    assert "Your accept carries content" in out and "action alone" in out
+
+
+def test_a_declined_url_question_is_named(verdict, lab):
+    out = verdict(checks.check_input_answers, changed("elicitation/create", lambda summary, folder: {"action": "decline"}), lab)
+    assert "action 'decline'" in out

@@ -1,0 +1,109 @@
+"""Exercise 11's checks: a right translation passes, typical wrong ones fail with the right explanation."""
+
+import copy
+
+
+import checks
+
+PREFIX = "io.modelcontextprotocol/"
+HANDSHAKE = ("initialize", "notifications/initialized")
+
+
+def envelope_right(initialize):
+    params = initialize["params"]
+    return {PREFIX + "protocolVersion": "2026-07-28", PREFIX + "clientCapabilities": params["capabilities"],
+            PREFIX + "clientInfo": params["clientInfo"]}
+
+
+def translate_right(legacy_frames, envelope_from=envelope_right):
+    envelope = envelope_from(next(f for f in legacy_frames if f["method"] == "initialize"))
+    modern = []
+    for frame in legacy_frames:
+        if frame["method"] not in HANDSHAKE:
+            frame = copy.deepcopy(frame)
+            frame.setdefault("params", {})["_meta"] = copy.deepcopy(envelope)
+            modern.append(frame)
+    return modern
+
+
+def stub(*args):
+    raise NotImplementedError("your code here")
+
+
+# --- task 1 · the envelope from the handshake ---------------------------------------------------
+
+def test_envelope_from_initialize_right(verdict):
+    assert verdict(checks.check_envelope_from_initialize, envelope_right).startswith("✓ envelope_from moved")
+
+
+def test_envelope_keeping_the_handshake_version(verdict):
+    def old_version(initialize):
+        return {**envelope_right(initialize), PREFIX + "protocolVersion": initialize["params"]["protocolVersion"]}
+    out = verdict(checks.check_envelope_from_initialize, old_version)
+    assert out.startswith("✗") and "names the version '2025-11-25'" in out and "-32022" in out
+
+
+def test_envelope_forgetting_the_capabilities(verdict):
+    out = verdict(checks.check_envelope_from_initialize,
+                  lambda initialize: {**envelope_right(initialize), PREFIX + "clientCapabilities": {}})
+    assert "clientCapabilities = {}" in out and 'Copy params["capabilities"]' in out
+
+
+def test_envelope_returning_a_frame(verdict):
+    out = verdict(checks.check_envelope_from_initialize, lambda initialize: {"_meta": envelope_right(initialize)})
+    assert "not the _meta dict itself" in out
+
+
+def test_envelope_stub(verdict):
+    assert verdict(checks.check_envelope_from_initialize, stub).startswith("not done yet")
+
+
+# --- task 2 · translate the session ----------------------------------------------------------
+
+def test_translation_right(verdict):
+    out = verdict(checks.check_translation, translate_right)
+    assert out.startswith("✓ A 2026-07-28 server gave your 4 requests the same answers")
+    assert "handshake lines you dropped were 230" in out
+
+
+def test_translation_keeping_the_handshake(verdict):
+    def with_handshake(legacy_frames):
+        return [copy.deepcopy(legacy_frames[0]), *translate_right(legacy_frames)]
+    out = verdict(checks.check_translation, with_handshake)
+    assert out.startswith("✗ Your frames still hold initialize") and "-32600" in out
+
+
+def test_translation_with_the_envelope_beside_params(verdict):
+    def beside(legacy_frames):
+        envelope = envelope_right(legacy_frames[0])
+        return [{**f, "_meta": envelope} for f in legacy_frames if f["method"] not in HANDSHAKE]
+    out = verdict(checks.check_translation, beside)
+    assert "The server answered: error -32602" in out and "_meta goes inside params" in out
+
+
+def test_translation_renumbering_the_ids(verdict):
+    def renumbered(legacy_frames):
+        modern = translate_right(legacy_frames)
+        for number, frame in enumerate(modern, start=1):
+            frame["id"] = number
+        return modern
+    out = verdict(checks.check_translation, renumbered)
+    assert "have the ids [1, 2, 3, 4]" in out and "matched to the legacy ones by id" in out
+
+
+def test_translation_naming_the_legacy_version(verdict):
+    def legacy_version(initialize):
+        return {**envelope_right(initialize), PREFIX + "protocolVersion": "2025-11-25"}
+    out = verdict(checks.check_translation, lambda frames: translate_right(frames, legacy_version))
+    assert "error -32022" in out and "names '2025-11-25'" in out
+
+
+def test_translation_without_params_for_tools_list(verdict):
+    def crashes(legacy_frames):
+        return [dict(f, params={**f["params"], "_meta": {}}) for f in legacy_frames if f["method"] not in HANDSHAKE]
+    out = verdict(checks.check_translation, crashes)
+    assert out.startswith("✗ translate raised KeyError") and "create them before adding _meta" in out
+
+
+def test_translation_stub(verdict):
+    assert verdict(checks.check_translation, stub).startswith("not done yet")

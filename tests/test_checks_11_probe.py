@@ -1,0 +1,74 @@
+"""Exercise 11's era probe check: right answers pass, the usual wrong readings of a 400 fail and say why."""
+
+import checks
+from checks.ex11_probe import probe_replies
+
+MODERN_CODES = {-32020, -32021, -32022}
+
+
+def era_right(reply):
+    if reply.ok and "resultType" in reply.result:
+        return "modern"
+    if reply.code in MODERN_CODES or (reply.status == 404 and reply.code == -32601):
+        return "modern"
+    return "legacy"
+
+
+def era_written_differently(reply):
+    # The same rule read from the raw message, with the codes named.
+    message = reply.message if isinstance(reply.message, dict) else {}
+    named = {-32020: "HeaderMismatch", -32021: "MissingRequiredClientCapability", -32022: "UnsupportedProtocolVersion"}
+    code = (message.get("error") or {}).get("code")
+    if "resultType" in (message.get("result") or {}) or code in named:
+        return "modern"
+    return "modern" if (reply.status, code) == (404, -32601) else "legacy"
+
+
+def stub(reply):
+    raise NotImplementedError("your code here")
+
+
+def test_every_probe_reply_is_a_real_answer_of_the_era_it_stands_for():
+    cases = probe_replies()
+    assert [era for _, _, era in cases].count("legacy") == 2
+    assert all(era_right(reply) == era for _, reply, era in cases)
+
+
+def test_right(verdict):
+    assert verdict(checks.check_era_probe, era_right).startswith("✓ era_of read all 6 answers right")
+
+
+def test_right_written_differently(verdict):
+    assert verdict(checks.check_era_probe, era_written_differently).startswith("✓")
+
+
+def test_every_400_taken_for_legacy(verdict):
+    def any_400_is_legacy(reply):
+        return "legacy" if reply.status in (400, 404) else "modern"
+    out = verdict(checks.check_era_probe, any_400_is_legacy)
+    assert out.startswith("✗ era_of said 'legacy' for the answer to server/discover naming version 2027-01-01")
+    assert "-32022" in out and "A 400 alone does not make a server legacy" in out
+
+
+def test_any_json_rpc_error_taken_for_modern(verdict):
+    def error_body_is_modern(reply):
+        return "modern" if reply.ok or reply.error else "legacy"
+    out = verdict(checks.check_era_probe, error_body_is_modern)
+    assert out.startswith("✗ era_of said 'modern' for the answer to server/discover to the legacy-only server")
+    assert "-32600" in out and "not one of the codes only a 2026-07-28 server sends" in out
+
+
+def test_only_unsupported_version_counted_as_modern(verdict):
+    def only_32022(reply):
+        return "modern" if reply.ok or reply.code == -32022 else "legacy"
+    out = verdict(checks.check_era_probe, only_32022)
+    assert "wrong Mcp-Method header" in out and "-32020" in out
+
+
+def test_a_function_that_crashes_on_a_plain_body(verdict):
+    out = verdict(checks.check_era_probe, lambda reply: "modern" if reply.error["code"] in MODERN_CODES else "legacy")
+    assert out.startswith("✗ era_of raised TypeError") and "reply.code and reply.result are None" in out
+
+
+def test_stub(verdict):
+    assert verdict(checks.check_era_probe, stub).startswith("not done yet")

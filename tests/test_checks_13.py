@@ -1,0 +1,176 @@
+"""Exercise 13's checks: a right host passes, typical wrong ones fail with the right explanation.
+
+One pair of servers serves the whole module: the checks read each server's transcript from where they start.
+"""
+
+import pytest
+
+import mcpwire
+import checks
+from checks.ex13_host import two_servers
+
+SEPARATOR = "__"
+
+
+@pytest.fixture(scope="module")
+def clients():
+    with two_servers() as pair:
+        yield pair
+
+
+class Refused(Exception):
+    pass
+
+
+class HostSkeleton:
+    """The skeleton the exercise gives."""
+
+    def __init__(self, clients, ask_user):
+        self.clients = clients
+        self.ask_user = ask_user
+        self.tools = {}
+        for server, client in clients.items():
+            for tool in client.request("tools/list").result["tools"]:
+                self.tools[f"{server}{SEPARATOR}{tool['name']}"] = tool
+
+    def forward(self, server, tool_name, arguments):
+        reply = self.clients[server].request("tools/call", {"name": tool_name, "arguments": arguments})
+        if reply.error:
+            return f"error {reply.code}: {reply.error['message']}"
+        result = reply.result
+        if "structuredContent" in result:
+            return mcpwire.dumps(result["structuredContent"])
+        text = " ".join(block.get("text", "") for block in result["content"])
+        return ("tool error: " if result.get("isError") else "") + text
+
+
+class RoutingHost(HostSkeleton):
+    def route(self, name):
+        server, _, tool_name = name.partition(SEPARATOR)
+        if server not in self.clients:
+            raise Refused(f"there is no server called {server!r}")
+        if name not in self.tools:
+            raise Refused(f"the {server} server has no tool called {tool_name!r}")
+        return server, self.tools[name]
+
+
+def read_only(tool):
+    return (tool.get("annotations") or {}).get("readOnlyHint", False)
+
+
+class Host(RoutingHost):
+    def call(self, name, arguments):
+        try:
+            server, tool = self.route(name)
+        except Refused as refusal:
+            return f"refused by the host: {refusal}"
+        if not read_only(tool) and not self.ask_user(server, tool["name"], arguments):
+            return f"denied: the user did not allow {name}, so it was not run"
+        return self.forward(server, tool["name"], arguments)
+
+
+def stub(*args):
+    raise NotImplementedError("your code here")
+
+
+# --- task 1 · route by namespaced name -------------------------------------------------------------
+
+def test_routing_right(verdict, clients):
+    assert verdict(checks.check_host_routing, RoutingHost, clients).startswith("✓ route found lab__search_notes")
+
+
+def test_routing_that_never_refuses(verdict, clients):
+    class Lenient(HostSkeleton):
+        def route(self, name):
+            return name.partition(SEPARATOR)[0], self.tools.get(name)
+    out = verdict(checks.check_host_routing, Lenient, clients)
+    assert "route('drive__search_notes') returned ('drive', None)" in out and "Raise Refused" in out
+
+
+def test_routing_giving_the_tool_name_instead_of_its_definition(verdict, clients):
+    class ByName(HostSkeleton):
+        def route(self, name):
+            server, tool_name = name.split(SEPARATOR)
+            return server, tool_name
+    out = verdict(checks.check_host_routing, ByName, clients)
+    assert "gave search_notes as the tool" in out and "annotations" in out
+
+
+def test_routing_stub(verdict, clients):
+    class Unfinished(HostSkeleton):
+        route = stub
+    assert verdict(checks.check_host_routing, Unfinished, clients).startswith("not done yet")
+
+
+# --- task 2 · consent and isolation -----------------------------------------------------------------
+
+def test_host_right(verdict, clients):
+    out = verdict(checks.check_host, Host, clients)
+    assert out.startswith("✓ Over 8 proposals") and "lab: search_notes, sync_notes;" in out
+
+
+def test_host_without_consent(verdict, clients):
+    class Reckless(RoutingHost):
+        def call(self, name, arguments):
+            try:
+                server, tool = self.route(name)
+            except Refused as refusal:
+                return str(refusal)
+            return self.forward(server, tool["name"], arguments)
+    out = verdict(checks.check_host, Reckless, clients)
+    assert "lab__delete_note" in out and "without asking the user" in out
+
+
+def test_host_that_sends_a_denied_call(verdict, clients):
+    class AsksTooLate(RoutingHost):
+        def call(self, name, arguments):
+            try:
+                server, tool = self.route(name)
+            except Refused as refusal:
+                return str(refusal)
+            text = self.forward(server, tool["name"], arguments)
+            return text if read_only(tool) or self.ask_user(server, tool["name"], arguments) else "denied"
+    out = verdict(checks.check_host, AsksTooLate, clients)
+    assert "received tools/call ['delete_note']; the user denied it" in out
+
+
+def test_host_that_lets_refused_escape(verdict, clients):
+    class Raises(RoutingHost):
+        def call(self, name, arguments):
+            server, tool = self.route(name)
+            if not read_only(tool) and not self.ask_user(server, tool["name"], arguments):
+                return "denied by the user"
+            return self.forward(server, tool["name"], arguments)
+    out = verdict(checks.check_host, Raises, clients)
+    assert out.startswith("✗ host.call('drive__search_notes', ...) raised Refused") and "catch Refused" in out
+
+
+def test_host_forwarding_the_namespaced_name(verdict, clients):
+    class Namespaced(Host):
+        def forward(self, server, tool_name, arguments):
+            return super().forward(server, f"{server}{SEPARATOR}{tool_name}", arguments)
+    out = verdict(checks.check_host, Namespaced, clients)
+    assert "received tools/call ['personal__search_notes']" in out and "tool's own name" in out
+
+
+def test_host_sending_everything_to_one_server(verdict, clients):
+    class OneServer(Host):
+        def forward(self, server, tool_name, arguments):
+            return super().forward("lab", tool_name, arguments)
+    out = verdict(checks.check_host, OneServer, clients)
+    assert "the lab server received tools/call ['search_notes']; it was meant for personal" in out
+
+
+def test_host_that_does_not_tell_the_model(verdict, clients):
+    class Quiet(Host):
+        def call(self, name, arguments):
+            text = super().call(name, arguments)
+            return "ok" if text.startswith("denied") else text
+    out = verdict(checks.check_host, Quiet, clients)
+    assert "The user denied lab__delete_note, and your host told the model 'ok'" in out
+
+
+def test_host_stub(verdict, clients):
+    class Unfinished(RoutingHost):
+        call = stub
+    assert verdict(checks.check_host, Unfinished, clients).startswith("not done yet")

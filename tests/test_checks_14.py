@@ -1,0 +1,139 @@
+"""Exercise 14 checks: a right answer passes, typical wrong answers fail with the right explanation."""
+
+import json
+import re
+
+import pytest
+
+from checks import ex14_security as security
+
+INVISIBLE = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\U000e0000-\U000e007f]")
+RULES = [
+    re.compile(r"</?\s*(important|system)\b", re.I),
+    re.compile(r"\b(do not|don't|never)\s+(tell|mention|show)\b", re.I),
+    re.compile(r"\bbefore (answering|calling)\b", re.I),
+    re.compile(r"\b[a-z][a-z0-9+.-]*://", re.I),
+    INVISIBLE,
+]
+
+
+@pytest.fixture(scope="module")
+def weather():
+    with security.weather_server() as wire:
+        yield wire
+
+
+def stub(*args):
+    raise NotImplementedError("your code here")
+
+
+def all_text(tool):
+    """Every description of a tool, joined (the JSON text keeps nested ones)."""
+    return " ".join(re.findall(r'"description":\s*"((?:[^"\\]|\\.)*)"', json.dumps(tool, ensure_ascii=False)))
+
+
+# --- task 1: poisoned descriptions ---------------------------------------------------------------
+
+def flag_right(reply, other_tools):
+    others = re.compile(r"\b(" + "|".join(map(re.escape, other_tools)) + r")\b")
+    return {tool["name"] for tool in reply["result"]["tools"]
+            if any(rule.search(all_text(tool)) for rule in RULES) or others.search(all_text(tool))}
+
+
+def test_poison_flagger_right(verdict, weather, lab):
+    out = verdict(security.check_poison_flagger, flag_right, weather, lab)
+    assert out.startswith("✓ Your function flagged get_alerts, convert_temperature, air_quality")
+
+
+def test_poison_flagger_that_reads_only_the_top_description(verdict, weather, lab):
+    def top_only(reply, other_tools):
+        return {t["name"] for t in reply["result"]["tools"] if any(r.search(t["description"]) for r in RULES)}
+    out = verdict(security.check_poison_flagger, top_only, weather, lab)
+    assert out.startswith("✗ On the weather server your function did not flag convert_temperature")
+    assert "inputSchema properties" in out
+
+
+def test_poison_flagger_without_the_invisible_rule(verdict, weather, lab):
+    def visible_only(reply, other_tools):
+        return {t["name"] for t in reply["result"]["tools"] if any(r.search(all_text(t)) for r in RULES[:-1])}
+    out = verdict(security.check_poison_flagger, visible_only, weather, lab)
+    assert "did not flag air_quality" in out and "invisible tag characters that spell" in out
+
+
+def test_poison_flagger_that_flags_a_server_naming_its_own_tools(verdict, weather, lab):
+    def any_tool_name(reply, other_tools):
+        names = other_tools + [t["name"] for t in reply["result"]["tools"]]
+        return {t["name"] for t in reply["result"]["tools"]
+                if any(r.search(all_text(t)) for r in RULES) or any(n in t["description"] for n in names if n != t["name"])}
+    out = verdict(security.check_poison_flagger, any_tool_name, weather, lab)
+    assert out.startswith("✗ On the weather server your function flagged get_forecast, which is harmless")
+
+
+def test_poison_flagger_stub(verdict, weather, lab):
+    assert verdict(security.check_poison_flagger, stub, weather, lab).startswith("not done yet")
+
+
+# --- task 2: note ids ---------------------------------------------------------------------------
+
+def test_note_id_validator_right(verdict, lab):
+    def right(note_id):
+        return isinstance(note_id, str) and len(note_id) <= 64 and bool(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", note_id))
+    assert verdict(security.check_note_id_validator, right, lab).startswith(f"✓ Your validator refused all {len(security.ATTACKS)} attacks")
+
+
+def test_note_id_validator_with_match_and_dollar(verdict, lab):
+    out = verdict(security.check_note_id_validator,
+                  lambda i: isinstance(i, str) and bool(re.match(r"^[a-z0-9-]+$", i)), lab)
+    assert out.startswith("✗ Your validator accepted 'welcome\\n'")
+    assert "is not a valid note id" in out  # what the lab server answered
+
+
+def test_note_id_validator_as_a_blocklist(verdict, lab):
+    out = verdict(security.check_note_id_validator,
+                  lambda i: isinstance(i, str) and ".." not in i and not i.startswith("/"), lab)
+    assert out.startswith("✗ Your validator accepted '~/welcome'") and "Allow, do not block" in out
+
+
+def test_note_id_validator_that_raises_on_none(verdict, lab):
+    out = verdict(security.check_note_id_validator, lambda i: bool(re.fullmatch(r"[a-z0-9-]+", i)), lab)
+    assert out.startswith("✗ is_safe_note_id(None) raised TypeError")
+
+
+# --- task 3: an Origin and Host guard --------------------------------------------------------------
+
+def guard_right(host, origin, port):
+    local = {f"127.0.0.1:{port}", f"localhost:{port}"}
+    if host not in local:
+        return 421
+    if origin is not None and origin not in {f"http://{name}" for name in local}:
+        return 403
+    return None
+
+
+def test_origin_guard_right(verdict, http):
+    out = verdict(security.check_origin_guard, guard_right, http)
+    assert out.startswith("✓ Your guard served the 3 local requests and refused the 6 others")
+    assert "stricter than SDK 2.3.0" in out
+
+
+def test_origin_guard_that_checks_only_origin(verdict, http):
+    out = verdict(security.check_origin_guard, lambda h, o, p: 403 if o and "evil" in o else None, http)
+    assert out.startswith("✗ a sandboxed frame or a file:// page")
+    assert "the lab server (SDK 2.3.0) answers 403 Invalid Origin header" in out
+
+
+def test_origin_guard_with_prefix_tests(verdict, http):
+    def prefixes(host, origin, port):
+        if not host.startswith(("127.0.0.1", "localhost")):
+            return 421
+        if origin and not origin.startswith(("http://127.0.0.1", "http://localhost")):
+            return 403
+        return None
+    out = verdict(security.check_origin_guard, prefixes, http)
+    assert out.startswith("✗ a look-alike host name") and "answers 421 Invalid Host header" in out
+    assert re.search(r":\d{2,5}", out) is None, "the endpoint's port is never printed"
+
+
+def test_origin_guard_with_an_unsendable_answer(verdict, http):
+    out = verdict(security.check_origin_guard, lambda h, o, p: "refuse", http)
+    assert out.startswith("✗ Your guard did not give an answer the endpoint can send")
