@@ -1,12 +1,9 @@
-"""Checks for exercise 05: call tools with arguments that fit their schema, sort replies, shrink a description."""
+"""Checks for exercise 05: call tools with arguments that fit their schema, sort replies into results and errors."""
 
 import copy
-import re
 
 import jsonschema
 
-from mcpwire.costs import count_tokens
-from mcpwire.frames import dumps
 from .attempt import RecordingCall, TooManySends, attempt, missing
 from .servers import stdio_lab
 from .verdict import failed, not_done, passed, said, short, shown
@@ -246,96 +243,3 @@ def _detail_hint(kind):
                       "joined by newlines.",
         "protocol error": "The detail of a protocol error is error[\"code\"], an integer.",
     }[kind]
-
-
-# --- task 3: a shorter description that keeps its meaning --------------------------------------
-
-VERBOSE_SEARCH_DESCRIPTION = (
-    "This tool allows you to search through all of the notes that have been written by the members of the "
-    "sleep and memory lab. You should use this tool whenever the user asks about anything that might be "
-    "written down in the lab notes, such as experiments, protocols, meetings or papers. It takes a query, "
-    "which should be a string containing the words that you want to look for; the words are matched against "
-    "the titles of the notes, the tags of the notes and the full text of the notes. You can also pass a limit, "
-    "which is the maximum number of results that will be returned to you; it must be a whole number between "
-    "1 and 50, and if you do not pass it, a default of 5 is used. The tool returns a list of hits, sorted so "
-    "that the best match always comes first, and each hit contains the id of the note, its title, a score and "
-    "a short snippet of text. The search results do not contain the whole note: if you want to read the full "
-    "text of one of the notes, you should call the read_note tool with the id of that note."
-)
-MAX_DESCRIPTION_TOKENS = 40
-# search_notes' arguments, the two tools, and read_note's argument: "read it with read_note(note_id)" is true.
-KNOWN_NAMES = {"query", "limit", "search_notes", "read_note", "note_id"}
-SCHEMA_NUMBERS = {1, 5, 50}  # limit: minimum, default, maximum
-
-# Facts only the description can carry: the schema says nothing about them.
-FACTS = [
-    ("what the tool does (it searches the lab notes)",
-     lambda text: re.search(r"\b(search|find)", text, re.I) and re.search(r"\bnotes?\b", text, re.I),
-     "Say that it searches (or finds) notes: the schema cannot say what a tool is for."),
-    ("that the best hits come first",
-     lambda text: re.search(r"best|rank|relevan|score|sort|\btop\b", text, re.I),
-     "The model needs to know the first hit is the best one (\"best first\", \"ranked\")."),
-    ("how to read a hit in full (read_note)",
-     lambda text: "read_note" in text,
-     "Hits are not whole notes: name read_note, the tool that reads one."),
-]
-
-
-def verbose_search_tool(wire):
-    """The lab's real search_notes definition, with the long-winded description."""
-    tool = copy.deepcopy(tool_definitions(wire)["search_notes"])
-    tool["description"] = VERBOSE_SEARCH_DESCRIPTION
-    return tool
-
-
-def model_view(tool):
-    """What a host gives a model: name, description and inputSchema."""
-    return {key: tool[key] for key in ("name", "description", "inputSchema")}
-
-
-def contradictions(text):
-    """Numbers and names in the description that the schema does not have."""
-    found = []
-    for number in sorted({int(n) for n in re.findall(r"(?<![\w.])\d+(?!\w|\.\d)", text)} - SCHEMA_NUMBERS):
-        found.append(f"the number {number}, which the schema does not have (its numbers are the limit's minimum 1, "
-                     "default 5 and maximum 50)")
-    names = set(re.findall(r"`([^`]+)`", text)) | set(re.findall(r"\b[a-z]+(?:_[a-z]+)+\b", text))
-    for name in sorted(names - KNOWN_NAMES):
-        found.append(f"the name {name!r}, which is no argument or tool (the arguments are query and limit, and "
-                     "read_note's note_id; the tools search_notes and read_note)")
-    return found
-
-
-def check_short_description(description, lab=None):
-    """A description of at most MAX_DESCRIPTION_TOKENS tokens that keeps the facts only a description can give."""
-    if missing(description) or description == "":
-        not_done("write short_description, a string.")
-        return
-    if not isinstance(description, str):
-        failed(f"short_description is {type(description).__name__}; it must be a string.")
-        return
-    with stdio_lab(lab) as wire:
-        verbose = verbose_search_tool(wire)
-    tokens = count_tokens(description)
-    before = count_tokens(VERBOSE_SEARCH_DESCRIPTION)
-    if tokens > MAX_DESCRIPTION_TOKENS:
-        failed(f"Your description is {tokens} tokens (the verbose one is {before}); the budget is "
-               f"{MAX_DESCRIPTION_TOKENS}.",
-               hint="Drop what the inputSchema already says: the argument names, that query is required, "
-                    "the limit's range and default, what query is matched against.")
-        return
-    lost = [(fact, hint) for fact, present, hint in FACTS if not present(description)]
-    if lost:
-        failed(f"Your description ({tokens} tokens) no longer says {lost[0][0]}.", hint=lost[0][1])
-        return
-    wrong = contradictions(description)
-    if wrong:
-        failed(f"Your description mentions {wrong[0]}. That breaks rule 2: a description says nothing the schema "
-               "contradicts, because a model takes every name and number in it at its word.",
-               hint="Leave numbers and argument names to the schema; the description says what only it can say.")
-        return
-    shorter = {**verbose, "description": description}
-    old, new = count_tokens(dumps(model_view(verbose))), count_tokens(dumps(model_view(shorter)))
-    passed(f"Your description is {tokens} tokens (the verbose one is {before}). What a model reads of search_notes "
-           f"went from {old} to {new} tokens ({100 * (old - new) / old:.0f}% less), and it still says what the "
-           "tool does, that the best hits come first, and that read_note reads one in full.")

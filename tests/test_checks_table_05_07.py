@@ -1,4 +1,4 @@
-"""Exercises 05 and 07: each wrong answer a learner might write gets ✗ with a message naming its mistake."""
+"""Exercises 05, 06 and 07: each wrong answer a learner might write gets ✗ with a message naming its mistake."""
 
 import pytest
 
@@ -9,7 +9,7 @@ def fails_naming(out, phrases):
     return out.startswith("✗") and all(phrase in out for phrase in phrases)
 
 
-# --- 04 task 1 · search, then read the best hit ---------------------------------------------------------
+# --- 05 task 1 · search, then read the best hit ---------------------------------------------------------
 
 def best_note_tags(*, query_key="query", limit=1, read="read_note", argument="note_id", empty_check=True,
                    from_hit=False, calls_after=0):
@@ -62,7 +62,7 @@ def test_search_then_read_wrong_answers_name_their_mistake(verdict, lab, work, p
     assert fails_naming(out, phrases), out
 
 
-# --- 04 task 2 · result, tool error or protocol error ------------------------------------------------------
+# --- 05 task 2 · result, tool error or protocol error ------------------------------------------------------
 
 def classify(*, is_error_default=False, joiner="\n", detail_text=False, pair=tuple, get_error=True):
     def work(message):
@@ -114,7 +114,7 @@ def test_a_long_detail_is_cut_the_same_way_on_both_sides(verdict, lab):
     assert detail_line.count("characters in all") in (0, 2) and detail_line.count("'") % 2 == 0, out
 
 
-# --- 04 task 3 · a shorter description ----------------------------------------------------------------------
+# --- 06 task 3 · a shorter description ----------------------------------------------------------------------
 
 DESCRIPTION_RIGHT = [
     pytest.param("Search the lab notes; best hits first. Read one in full with read_note.", id="solution"),

@@ -1,4 +1,4 @@
-"""Checks for exercise 05, tasks 4 and 5: route content blocks by audience; read tool hints with their defaults."""
+"""Checks for exercise 06, tasks 1 and 2: read tool hints with their defaults; route content blocks by audience."""
 
 import copy
 
@@ -20,7 +20,7 @@ def _label(block):
     return f"the {block.get('type')} block ({audience})"
 
 
-# --- task 4: which blocks go to the model --------------------------------------------------------
+# --- task 2: which blocks go to the model --------------------------------------------------------
 
 MIXED_CONTENT = [
     {"type": "text", "text": "Two notes match."},
@@ -77,7 +77,7 @@ def _judge_blocks(story, content, outcome):
     return True
 
 
-# --- task 5: hints with their defaults, and only from a trusted server ------------------------------
+# --- task 1: hints with their defaults, and only from a trusted server ------------------------------
 
 SPARSE_TOOLS = [
     {"name": "no_annotations", "inputSchema": {"type": "object"}},

@@ -1,7 +1,7 @@
-"""Exercise 05, tasks 4 and 5: right answers pass, typical mistakes are explained, the stub is not done yet."""
+"""Exercise 06, tasks 1 and 2 (hints, content blocks): right answers pass, mistakes are explained, the stub is not done."""
 
 import checks
-from checks.ex05_content import check_effective_hints, check_model_blocks
+from checks.ex06_content import check_effective_hints, check_model_blocks
 
 DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True}
 
@@ -10,7 +10,7 @@ def stub(*args):
     raise NotImplementedError("your code here")
 
 
-# --- task 4 --------------------------------------------------------------------------------------
+# --- task 2 --------------------------------------------------------------------------------------
 
 def for_the_model(content):
     return [block for block in content if "assistant" in block.get("annotations", {}).get("audience", ["assistant"])]
@@ -78,7 +78,7 @@ def test_blocks_key_error(verdict, lab):
     assert "your function raised KeyError: 'annotations'" in out
 
 
-# --- task 5 --------------------------------------------------------------------------------------
+# --- task 1 --------------------------------------------------------------------------------------
 
 def effective_hints(tool, trusted):
     given = tool.get("annotations", {}) if trusted else {}
