@@ -9,7 +9,7 @@ from .ex16_caching import check_cache_invalidation, check_cache_rules, measure_c
 from .ex18_auth import check_accept_redirect, check_authorization_request, check_step_up, check_token_request
 from .ex19_wild import check_three_differences
 from .ex02_envelope import check_envelope, check_version_recovery
-from .ex04_batches import BATCH_BODY, check_batch
+from .ex03_batches import BATCH_BODY, check_batch
 from .ex03_fault_lab import FAULT_NAMES, FAULTS, check_fault_lab, show_faults
 from .ex00_first_look import check_first_frame, check_send_one, check_start_server
 from .ex13_host import check_host, check_host_routing
@@ -17,13 +17,12 @@ from .ex03_http import check_routing_headers
 from .ex11_legacy import LEGACY_SESSION, check_envelope_from_initialize, check_translation
 from .ex11_probe import check_era_probe
 from .ex08_mrtr import check_finish_call, check_retry_frame
-from .ex09_input_requests import check_input_answers
+from .ex08_input_requests import check_input_answers
 from .ex10_notifications import check_cancel, check_progress_fractions
 from .ex10_logging import check_log_opt_in
 from .ex07_pagination import check_all_resources
 from .ex07_resources import check_prompt_completion, check_templated_read
-from .ex14_security import check_origin_guard, check_poison_flagger, weather_server
-from .ex15_note_ids import check_note_id_validator
+from .ex14_security import check_note_id_validator, check_origin_guard, check_poison_flagger, weather_server
 from .ex01_stdio import check_message_kinds, check_stdio_loop
 from .ex05_tools import check_reply_kinds, check_search_then_read
 from .ex06_content import check_effective_hints, check_model_blocks
