@@ -5,7 +5,8 @@ what the server answered and a hint; given an unfinished stub it prints "not don
 A check never raises because of the learner's code.
 """
 
-from .ex16_caching import check_cache_invalidation, check_cache_rules, measure_cache
+from .ex16_costs import check_break_even, check_model_copy
+from .ex17_caching import check_cache_invalidation, check_cache_rules, measure_cache
 from .ex18_auth import check_accept_redirect, check_authorization_request, check_step_up, check_token_request
 from .ex19_wild import check_three_differences
 from .ex02_envelope import check_envelope, check_version_recovery
@@ -31,7 +32,7 @@ from .ex06_descriptions import VERBOSE_SEARCH_DESCRIPTION, check_short_descripti
 __all__ = [
     "BATCH_BODY", "check_batch",
     "check_effective_hints", "check_model_blocks",
-    "check_all_resources",
+    "check_all_resources", "check_break_even", "check_model_copy",
     "check_cache_invalidation", "check_cache_rules", "check_cancel", "check_envelope",
     "check_envelope_from_initialize", "check_fault_lab", "check_finish_call", "check_first_frame", "check_host",
     "check_host_routing", "check_input_answers", "check_log_opt_in", "check_message_kinds",

@@ -1,4 +1,4 @@
-"""Checks for exercise 16: a caching client that honors ttlMs and notifications, and what it saves.
+"""Checks for exercise 17: a caching client that honors ttlMs and notifications, and what it saves.
 
 The learner's class is built as `CachingClient(send, clock)`: `send(method, params)` makes
 one real round trip to the lab server and returns the reply as a dict; `clock()` is a

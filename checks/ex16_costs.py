@@ -1,0 +1,221 @@
+"""Checks for exercise 16: one copy of a tool result for the model, and where the envelope stops paying.
+
+Task 1 runs the learner's `for_model(result)` on real tool results from the lab server and
+counts the tokens with the lesson's tokenizer. Task 2 gives `first_costlier(modern, legacy,
+handshake)` sessions whose answers are known, then the bytes and tokens it measures over stdio.
+"""
+
+import json
+
+from mcpwire import charts, count_tokens, dumps, frames
+from mcpwire.stdio import StdioWire
+from .attempt import attempt, missing
+from .servers import stdio_lab
+from .verdict import failed, not_done, passed, short
+
+STRUCTURED_CALLS = [("search_notes", {"query": "spindle"}), ("read_note", {"note_id": "spindle-density"})]
+UNSTRUCTURED_CALL = ("night_report", {})  # no outputSchema: its result has content blocks only
+GUARD_S = 5  # a pure function on a few numbers answers at once; longer means a loop that never ends
+CYCLE = [("tools/list", None),
+         ("tools/call", {"name": "search_notes", "arguments": {"query": "spindle"}}),
+         ("tools/call", {"name": "read_note", "arguments": {"note_id": "spindle-density"}}),
+         ("resources/read", {"uri": "notes://index"})]
+MEASURED_REQUESTS = 20
+
+
+# --- task 1: one copy for the model ----------------------------------------------------------------
+
+def _call(wire, name, arguments):
+    return wire.request("tools/call", {"name": name, "arguments": arguments}).result
+
+
+def check_model_copy(for_model, lab=None):
+    """for_model(result): the text a host gives the model, the structured data once and compact."""
+    if missing(for_model):
+        not_done("define for_model(result) first.")
+        return
+    with stdio_lab(lab) as wire:
+        structured = [(name, _call(wire, name, arguments)) for name, arguments in STRUCTURED_CALLS]
+        unstructured = _call(wire, *UNSTRUCTURED_CALL)
+    for name, result in structured:
+        if not _judge_structured(for_model, name, result):
+            return
+    if not _judge_unstructured(for_model, UNSTRUCTURED_CALL[0], unstructured):
+        return
+    name, result = structured[0]
+    one = count_tokens(dumps(result["structuredContent"]))
+    both = count_tokens(result["content"][0]["text"]) + one
+    passed(f"Your host gives the model {one} tokens for the result of {name}, where passing both halves would cost {both}; "
+           f"for {UNSTRUCTURED_CALL[0]}, which has no structuredContent, it passes the text blocks.")
+
+
+def _run(for_model, name, result):
+    """The learner's answer, or None after reporting what went wrong."""
+    outcome = attempt(for_model, json.loads(json.dumps(result)))
+    if outcome.not_done:
+        not_done("for_model still raises NotImplementedError.")
+        return None
+    if outcome.error:
+        failed(f"for_model raised {outcome.error_text} on the result of {name}.",
+               hint="Not every tool result has structuredContent: read it with .get() and fall back to the "
+                    "content blocks.")
+        return None
+    if not isinstance(outcome.value, str):
+        failed(f"for_model returned {type(outcome.value).__name__} {short(outcome.value)} for {name}.",
+               hint="A model reads text: return a string.")
+        return None
+    return outcome.value
+
+
+def _judge_structured(for_model, name, result):
+    answer = _run(for_model, name, result)
+    if answer is None:
+        return False
+    data, text_block = result["structuredContent"], result["content"][0]["text"]
+    compact = dumps(data)
+    # Escaping non-ASCII (json.dumps's default) costs a token or two here; spaces and indentation cost far more.
+    compact_tokens = max(count_tokens(compact), count_tokens(json.dumps(data, separators=(",", ":"))))
+    try:
+        parsed = json.loads(answer)
+    except ValueError:
+        parsed = None
+    if parsed == data and count_tokens(answer) > compact_tokens:
+        failed(f"For {name}, your text holds the structured data, but in {count_tokens(answer)} tokens; written "
+               f"compactly it takes {count_tokens(compact)}.",
+               hint="Newlines, indentation and the spaces after , and : all cost tokens. Serialize "
+                    "structuredContent without them.")
+        return False
+    if parsed == data:
+        return True
+    if isinstance(parsed, dict) and "structuredContent" in parsed:
+        failed(f"For {name}, your text is the whole result, {count_tokens(answer)} tokens: it carries the data "
+               "twice, as structuredContent and as the text block.",
+               hint="structuredContent and the text block hold the same data: the model needs one of them.")
+        return False
+    if text_block in answer:
+        failed(f"For {name}, your text is {count_tokens(answer)} tokens: the indented text block and more, where "
+               f"the data alone, compact, takes {count_tokens(compact)}.",
+               hint="structuredContent and the text block hold the same data: the model needs one of them.")
+        return False
+    failed(f"For {name}, your text is not the tool's structured data: {short(answer)}",
+           hint="When the result has structuredContent, that is the copy to pass, as JSON text.")
+    return False
+
+
+def _judge_unstructured(for_model, name, result):
+    answer = _run(for_model, name, result)
+    if answer is None:
+        return False
+    # A block whose audience leaves out the assistant is not for the model: leaving it out is right too.
+    texts = [block["text"] for block in result["content"] if block.get("type") == "text"
+             and "assistant" in block.get("annotations", {}).get("audience", ["assistant"])]
+    left_out = [text for text in texts if text not in answer]
+    if left_out:
+        failed(f"For {name}, which has no structuredContent, your text leaves out the text block {short(left_out[0])}.",
+               hint="Without structuredContent, the content blocks are the only copy: pass the text of each "
+                    "text block meant for the model.")
+        return False
+    return True
+
+
+# --- task 2: where the envelope stops paying ---------------------------------------------------------
+
+# (what the case is, modern per request, legacy per request, handshake, the answer)
+KNOWN_SESSIONS = [
+    ("a session whose totals pass each other between requests 2 and 3", [250] * 6, [150] * 6, 250, 3),
+    ("a session whose totals are equal after request 3", [250] * 6, [150] * 6, 300, 4),
+    ("a session where every modern request is the cheaper one", [100] * 6, [120] * 6, 500, None),
+]
+
+
+def _totals(modern, legacy, handshake, n):
+    return sum(modern[:n]), handshake + sum(legacy[:n])
+
+
+def expected_crossing(modern, legacy, handshake):
+    """The first n after which the modern total exceeds the legacy total plus its handshake, or None."""
+    return next((n for n in range(1, len(modern) + 1)
+                 if _totals(modern, legacy, handshake, n)[0] > _totals(modern, legacy, handshake, n)[1]), None)
+
+
+def check_break_even(first_costlier, lab=None):
+    """first_costlier(modern, legacy, handshake): the request from which the envelope has cost more, or None."""
+    if missing(first_costlier):
+        not_done("define first_costlier(modern, legacy, handshake) first.")
+        return
+    for what, modern, legacy, handshake, answer in KNOWN_SESSIONS:
+        if not _judge_crossing(first_costlier, what, "bytes", modern, legacy, handshake, answer):
+            return
+    measured = _measure_stdio(lab)
+    for unit, (modern, legacy, handshake) in measured.items():
+        answer = expected_crossing(modern, legacy, handshake)
+        if not _judge_crossing(first_costlier, f"the {MEASURED_REQUESTS} requests measured over stdio", unit,
+                               modern, legacy, handshake, answer):
+            return
+    found = {unit: expected_crossing(*costs) for unit, costs in measured.items()}
+    passed(f"Over stdio the modern session has cost more from request {found['bytes']} in bytes and "
+           f"{found['tokens']} in tokens, as your function says; it also gets a tie and a session where the "
+           "envelope never costs more right.")
+
+
+def _judge_crossing(first_costlier, what, unit, modern, legacy, handshake, answer):
+    outcome = attempt(first_costlier, list(modern), list(legacy), handshake, guard=GUARD_S)
+    if outcome.hung:
+        failed(f"first_costlier did not return within {GUARD_S} s on {what}.",
+               hint="Walk the requests once, from 1 to len(modern), and stop there.")
+        return False
+    if outcome.not_done:
+        not_done("first_costlier still raises NotImplementedError.")
+        return False
+    if outcome.error:
+        failed(f"first_costlier raised {outcome.error_text} on {what}.")
+        return False
+    got = outcome.value
+    if got == answer and (got is None or isinstance(got, int)):
+        return True
+    given = f"On {what} (modern {short(modern, 60)}, legacy {short(legacy, 60)}, handshake {handshake} {unit})"
+    if got is None or not isinstance(got, int) or isinstance(got, bool) or not 1 <= got <= len(modern):
+        ours, theirs = _totals(modern, legacy, handshake, answer) if answer else _totals(modern, legacy, handshake,
+                                                                                       len(modern))
+        failed(f"{given} your function returned {short(got)}.",
+               hint=(f"After {answer} requests the modern session has cost {ours} {unit} and the legacy one "
+                     f"{theirs}, handshake included." if answer else
+                     f"After all {len(modern)} requests the modern session has cost {ours} {unit}, the legacy one "
+                     f"{theirs}: it never costs more, and None says so."))
+        return False
+    ours, theirs = _totals(modern, legacy, handshake, got)
+    if ours == theirs:
+        failed(f"{given} your function returned {got}: after {got} requests both sessions have cost {ours} {unit}.",
+               hint="Equal is not more: the modern session has cost more only once its total is larger.")
+    elif ours < theirs:
+        failed(f"{given} your function returned {got}, but after {got} requests the modern session has cost "
+               f"{ours} {unit} and the legacy one {theirs}, handshake included.",
+               hint="Compare running totals, with the handshake counted in the legacy one; the first request is "
+                    "request 1.")
+    else:
+        failed(f"{given} your function returned {got}, but the modern session has cost more already after "
+               f"{answer} requests: {sum(modern[:answer])} {unit} against "
+               f"{handshake + sum(legacy[:answer])}.",
+               hint="Return the first request after which the modern total is larger.")
+    return False
+
+
+def _measure_stdio(lab):
+    """{unit: (modern per request, legacy per request, handshake)} for CYCLE repeated, on two stdio processes."""
+    requests = [CYCLE[i % len(CYCLE)] for i in range(MEASURED_REQUESTS)]
+    with stdio_lab(lab) as modern_wire:
+        start = len(modern_wire.transcript)
+        for number, (method, params) in enumerate(requests, start=2):
+            modern_wire.send(frames.request(method, params, id=number))
+        modern = charts.exchange_costs(modern_wire.transcript[start:])
+    # A second process: the first request a stdio process reads fixes its era (lesson 11).
+    with StdioWire.labserver() as legacy_wire:
+        legacy_wire.send(frames.legacy_initialize())
+        legacy_wire.send(frames.legacy_initialized())
+        for number, (method, params) in enumerate(requests, start=2):
+            legacy_wire.send(frames.legacy_request(method, params, id=number))
+        handshake = charts.exchange_costs(legacy_wire.transcript[:2])
+        legacy = charts.exchange_costs(legacy_wire.transcript[2:])
+    return {unit: ([cost[index] for cost in modern], [cost[index] for cost in legacy],
+                   sum(cost[index] for cost in handshake))
+            for index, unit in enumerate(("bytes", "tokens"))}

@@ -1,0 +1,207 @@
+"""Exercise 16: one copy of a tool result for the model, and where the envelope stops paying.
+
+Each right answer passes whichever way it is written; each typical wrong one gets ✗ naming its mistake.
+"""
+
+import itertools
+import json
+import time
+
+import pytest
+
+import checks
+import mcpwire
+from checks.ex16_costs import KNOWN_SESSIONS, expected_crossing
+
+
+def stub(*args):
+    raise NotImplementedError("your code here")
+
+
+def fails_naming(out, phrases):
+    return out.startswith("✗") and all(phrase in out for phrase in phrases)
+
+
+# --- task 1 · one copy for the model ---------------------------------------------------------------
+
+def solution_copy(result):
+    structured = result.get("structuredContent")
+    if structured is not None:
+        return json.dumps(structured, separators=(",", ":"), ensure_ascii=False)
+    return "\n".join(block["text"] for block in result.get("content", []) if block.get("type") == "text")
+
+
+def escaped_and_for_the_assistant_only(result):
+    """Right, written differently: ASCII escapes, and only the blocks whose audience includes the assistant."""
+    if "structuredContent" in result:
+        return json.dumps(result["structuredContent"], separators=(",", ":"))
+    return " ".join(block["text"] for block in result["content"] if block["type"] == "text"
+                    and "assistant" in block.get("annotations", {}).get("audience", ["assistant"]))
+
+
+def with_mcpwire(result):
+    """Right, written differently: the kit's own compact writer."""
+    return mcpwire.dumps(result["structuredContent"]) if result.get("structuredContent") else \
+        "\n\n".join(block.get("text", "") for block in result["content"])
+
+
+def the_text_block(result):
+    return result["content"][0]["text"]
+
+
+def default_dumps(result):
+    structured = result.get("structuredContent")
+    return json.dumps(structured) if structured is not None else solution_copy(result)
+
+
+def both_halves(result):
+    structured = result.get("structuredContent")
+    if structured is None:
+        return solution_copy(result)
+    return result["content"][0]["text"] + "\n" + mcpwire.dumps(structured)
+
+
+def whole_result(result):
+    return mcpwire.dumps(result)
+
+
+def always_structured(result):
+    return mcpwire.dumps(result["structuredContent"])
+
+
+def returns_the_dict(result):
+    return result.get("structuredContent") or result["content"]
+
+
+def nothing_without_structure(result):
+    structured = result.get("structuredContent")
+    return mcpwire.dumps(structured) if structured is not None else ""
+
+
+def the_first_hit_only(result):
+    structured = result.get("structuredContent")
+    if structured is None:
+        return solution_copy(result)
+    return mcpwire.dumps(next(iter(structured.values())))
+
+
+COPY_RIGHT = [solution_copy, escaped_and_for_the_assistant_only, with_mcpwire]
+COPY_WRONG = [
+    pytest.param(the_text_block, ("For search_notes", "in 310 tokens", "compactly it takes 229"), id="indented-text-block"),
+    pytest.param(default_dumps, ("For search_notes", "in 267 tokens", "spaces after , and :"), id="json-dumps-defaults"),
+    pytest.param(both_halves, ("the indented text block and more", "the model needs one of them"), id="both-halves"),
+    pytest.param(whole_result, ("the whole result", "carries the data twice"), id="the-whole-result"),
+    pytest.param(always_structured, ("raised KeyError", "on the result of night_report", "read it with .get()"),
+                 id="keyerror-without-structured-content"),
+    pytest.param(returns_the_dict, ("returned dict", "return a string"), id="returns-a-dict"),
+    pytest.param(nothing_without_structure, ("For night_report", "leaves out the text block", "Pilot night P07"),
+                 id="drops-the-text-blocks"),
+    pytest.param(the_first_hit_only, ("not the tool's structured data",), id="part-of-the-data"),
+]
+
+
+@pytest.mark.parametrize("for_model", COPY_RIGHT, ids=lambda f: f.__name__)
+def test_model_copy_right_answers_pass(verdict, lab, for_model):
+    out = verdict(checks.check_model_copy, for_model, lab)
+    assert out.startswith("✓ Your host gives the model 229 tokens for the result of search_notes, where passing both "
+                          "halves would cost 539"), out
+
+
+@pytest.mark.parametrize("for_model, phrases", COPY_WRONG)
+def test_model_copy_wrong_answers_name_their_mistake(verdict, lab, for_model, phrases):
+    out = verdict(checks.check_model_copy, for_model, lab)
+    assert fails_naming(out, phrases), out
+
+
+def test_model_copy_starts_its_own_server_without_a_lab(verdict):
+    assert verdict(checks.check_model_copy, solution_copy).startswith("✓ Your host gives the model")
+
+
+# --- task 2 · where the envelope stops paying ------------------------------------------------------
+
+def solution_crossing(modern, legacy, handshake):
+    ours, theirs = 0, handshake
+    for number, (mine, bare) in enumerate(zip(modern, legacy), start=1):
+        ours, theirs = ours + mine, theirs + bare
+        if ours > theirs:
+            return number
+    return None
+
+
+def accumulated_gap(modern, legacy, handshake):
+    """Right, written differently: the running gap, which has to climb past the handshake."""
+    gaps = itertools.accumulate(m - b for m, b in zip(modern, legacy))
+    return next((n for n, gap in enumerate(gaps, start=1) if gap > handshake), None)
+
+
+def no_handshake(modern, legacy, handshake):
+    return solution_crossing(modern, legacy, 0)
+
+
+def counted_from_zero(modern, legacy, handshake):
+    found = solution_crossing(modern, legacy, handshake)
+    return None if found is None else found - 1
+
+
+def a_tie_counts(modern, legacy, handshake):
+    ours, theirs = 0, handshake
+    for number, (mine, bare) in enumerate(zip(modern, legacy), start=1):
+        ours, theirs = ours + mine, theirs + bare
+        if ours >= theirs:
+            return number
+    return None
+
+
+def request_by_request(modern, legacy, handshake):
+    return next((n for n, (mine, bare) in enumerate(zip(modern, legacy), start=1) if mine > bare), None)
+
+
+def zero_for_never(modern, legacy, handshake):
+    return solution_crossing(modern, legacy, handshake) or 0
+
+
+def never_returns(modern, legacy, handshake):
+    while True:
+        time.sleep(0.05)
+
+
+CROSSING_RIGHT = [solution_crossing, accumulated_gap]
+CROSSING_WRONG = [
+    pytest.param(no_handshake, ("returned 1", "modern session has cost 250 bytes and the legacy one 400",
+                                "handshake counted in the legacy one"), id="forgets-the-handshake"),
+    pytest.param(counted_from_zero, ("returned 2", "cost 500 bytes and the legacy one 550", "request 1"),
+                 id="counts-from-zero"),
+    pytest.param(a_tie_counts, ("returned 3", "both sessions have cost 750 bytes", "Equal is not more"),
+                 id="a-tie-counts-as-more"),
+    pytest.param(request_by_request, ("returned 1", "Compare running totals"), id="request-by-request"),
+    pytest.param(zero_for_never, ("where every modern request is the cheaper one", "returned 0", "None says so"),
+                 id="zero-for-never"),
+    pytest.param(never_returns, ("did not return within 5 s",), id="a-loop-that-never-ends"),
+]
+
+
+def test_the_known_sessions_have_the_answers_the_check_gives():
+    assert [expected_crossing(m, leg, h) for _, m, leg, h, _ in KNOWN_SESSIONS] == [s[-1] for s in KNOWN_SESSIONS]
+    assert [solution_crossing(m, leg, h) for _, m, leg, h, _ in KNOWN_SESSIONS] == [3, 4, None]
+
+
+@pytest.mark.parametrize("first_costlier", CROSSING_RIGHT, ids=lambda f: f.__name__)
+def test_break_even_right_answers_pass(verdict, lab, first_costlier):
+    out = verdict(checks.check_break_even, first_costlier, lab)
+    # The lesson's stdio figures: four requests, cycled, cross at request 3 in bytes and in tokens.
+    assert out.startswith("✓ Over stdio the modern session has cost more from request 3 in bytes and 3 in tokens"), out
+
+
+@pytest.mark.parametrize("first_costlier, phrases", CROSSING_WRONG)
+def test_break_even_wrong_answers_name_their_mistake(verdict, first_costlier, phrases):
+    # Every one of these fails on a known session, before the check measures anything on a server.
+    out = verdict(checks.check_break_even, first_costlier)
+    assert fails_naming(out, phrases), out
+
+
+# --- stubs -----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("check", [checks.check_model_copy, checks.check_break_even], ids=lambda c: c.__name__)
+@pytest.mark.parametrize("work", [stub, None], ids=["raises-not-implemented", "not-defined"])
+def test_an_unfinished_task_is_not_done_yet(verdict, lab, check, work):
+    assert verdict(check, work, lab).startswith("not done yet"), check.__name__
