@@ -18,7 +18,7 @@ from .ex03_http import check_routing_headers
 from .ex11_legacy import LEGACY_SESSION, check_envelope_from_initialize, check_translation
 from .ex11_probe import check_era_probe
 from .ex08_mrtr import check_finish_call, check_retry_frame
-from .ex08_input_requests import check_input_answers
+from .ex09_input_requests import check_input_answers
 from .ex10_notifications import check_cancel, check_progress_fractions
 from .ex10_logging import check_log_opt_in
 from .ex07_pagination import check_all_resources

@@ -13,7 +13,7 @@ def fails_naming(out, phrases):
     return out.startswith("✗") and all(phrase in out for phrase in phrases)
 
 
-# --- 06 task 1 · the retry frame -----------------------------------------------------------------------
+# --- 08 task 1 · the retry frame -----------------------------------------------------------------------
 
 def retry_frame(*, deep=True, new_id=True, state=True, state_change=None, keys=None, decline_content=False,
                 where="params", keep_arguments=True):
@@ -76,7 +76,7 @@ def test_retry_frame_wrong_answers_name_their_mistake(verdict, lab, work, phrase
     assert fails_naming(out, phrases), out
 
 
-# --- 06 task 2 · finish a call -------------------------------------------------------------------------------
+# --- 08 task 2 · finish a call -------------------------------------------------------------------------------
 
 def finish_call(*, retry=retry_frame(), bound=0, ids="fresh", question="params", get=True, ret="last"):
     """The solution's loop; `bound` shifts the number of retries (an off-by-one), None ignores max_rounds."""
@@ -148,7 +148,7 @@ def test_finish_call_wrong_answers_name_their_mistake(verdict, lab, work, phrase
     assert fails_naming(out, phrases), out
 
 
-# --- 07 task 1 · progress fractions ----------------------------------------------------------------------------
+# --- 10 task 1 · progress fractions ----------------------------------------------------------------------------
 
 def progress_fractions(*, token_check=True, method_check=True, scale=1, divide=True, use_get=True):
     def work(messages, token):
@@ -196,7 +196,7 @@ def test_progress_fractions_wrong_answers_name_their_mistake(verdict, lab, http,
     assert fails_naming(out, phrases), out
 
 
-# --- 07 task 2 · cancel a slow call --------------------------------------------------------------------------------
+# --- 10 task 2 · cancel a slow call --------------------------------------------------------------------------------
 
 def cancel_slow_call(*, pause=300, token=True, wait_running=True, name="id", cancel_as="notification",
                      wait_timeout=1, next_request=True):

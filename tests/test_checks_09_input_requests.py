@@ -1,4 +1,4 @@
-"""Exercise 08, Task 3: answers to sampling, roots and URL questions; right ones pass, typical slips are named."""
+"""Exercise 09, Task 1: answers to sampling, roots and URL questions; right ones pass, typical slips are named."""
 
 import checks
 

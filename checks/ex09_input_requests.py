@@ -1,4 +1,4 @@
-"""Check for exercise 08, Task 3: answer a sampling, a roots and a URL-mode question by hand.
+"""Check for exercise 09, Task 1: answer a sampling, a roots and a URL-mode question by hand.
 
 The check sends each first leg itself, hands the learner's function the question, sends the
 retry with the learner's answer under the server's key, and explains what the server did with it.
