@@ -4,6 +4,8 @@ import io
 import json
 import subprocess
 
+import jsonschema
+
 from mcpwire import frames
 from mcpwire.validate import validate
 from .attempt import attempt, missing
@@ -116,6 +118,7 @@ def check_first_frame(first_frame, lab=None):
     problems = validate(frame)
     with stdio_lab(lab) as wire:
         reply = wire.send_raw(line, timeout=REPLY_WAIT_S)
+        schema = _input_schema(wire, "search_notes")
     if reply is None:
         hint = ("A frame without an id is a notification, and nobody answers a notification. Add \"id\": 1."
                 if "id" not in frame else "Check the frame against the one in the lesson.")
@@ -140,9 +143,37 @@ def check_first_frame(first_frame, lab=None):
         failed(f"The server answered, but this task asks for search_notes about 'spindle' "
                f"(you called {params.get('name')!r} with {short(params.get('arguments'))}).")
         return
+    off_schema = _schema_problem(schema, params.get("arguments"))
+    if off_schema:
+        failed(f"The server ran your call, but your arguments do not match search_notes's inputSchema: {off_schema}. "
+               "The SDK behind the lab converted the value and ran the tool anyway; a server that validates "
+               "strictly refuses it.", server=said,
+               hint="In JSON a number is written without quotes: each argument has the type its inputSchema gives.")
+        return
     hits = ((reply.result or {}).get("structuredContent") or {}).get("hits") or []
     best = f"; the best is {hits[0].get('id')!r}" if hits else ""
     passed(f"The server ran your tools/call (id {reply.id!r}) and found {len(hits)} notes{best}.")
+
+
+def _input_schema(wire, tool_name):
+    """The tool's inputSchema as the server lists it, or None if the server does not list it."""
+    try:
+        listed = wire.request("tools/list", {}, timeout=REPLY_WAIT_S)
+    except Exception:  # a wire the learner closed: judge the call without the schema rather than raise
+        return None
+    tools = ((listed.result or {}).get("tools") or []) if listed.ok else []
+    return next((tool.get("inputSchema") for tool in tools if tool.get("name") == tool_name), None)
+
+
+def _schema_problem(schema, arguments):
+    """The first way `arguments` break the tool's inputSchema, in a few words, or None."""
+    if not schema:
+        return None
+    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(arguments))
+    if error is None:
+        return None
+    where = ".".join(map(str, error.absolute_path))
+    return f"{where}: {error.message}" if where else error.message
 
 
 def _what_is_wrong(problems, otherwise):

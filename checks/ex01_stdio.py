@@ -18,12 +18,14 @@ SLOW = frames.request("tools/call", {"name": "reindex", "arguments": {"pause_ms"
                       meta={"progressToken": "reindex"})
 FAST = frames.request("tools/call", {"name": "search_notes", "arguments": {"query": "spindle", "limit": 1}}, id=2)
 NEVER_ANSWERED = frames.notification("notifications/cancelled", {"requestId": "not-in-flight"})
+# Answered with an error (-32602, no envelope): a reply all the same, which a loop that waits for results misses.
+REFUSED = frames.request("tools/list", {}, id="refused", meta=None)
 DISCOVER = frames.request("server/discover", id=3)
-BATCH = [SLOW, FAST, NEVER_ANSWERED, DISCOVER]
-EXPECTED_IDS = ["slow", 2, 3]
+BATCH = [SLOW, FAST, NEVER_ANSWERED, REFUSED, DISCOVER]
+EXPECTED_IDS = ["slow", 2, "refused", 3]
 
 LOOP_HINT = ("Keep track of the ids still waiting; a line with a \"method\" is a notification to skip, any other "
-             "line is filed under its \"id\"; stop when nothing is waiting.")
+             "line (a result or an error) is filed under its \"id\"; stop when nothing is waiting.")
 TIMEOUT_HINT = ("readline() blocks until a line comes, whatever the deadline. The lesson's pump reads lines on a "
                 "thread into a queue, and a queue can be waited on with a timeout (lines.get(timeout=...)).")
 
@@ -33,18 +35,25 @@ def _sample_messages(wire):
     """Real messages of each kind: two requests, notifications both ways, a result and two error replies."""
     reindex = frames.request("tools/call", {"name": "reindex", "arguments": {"pause_ms": 0}}, id=11,
                              meta={"progressToken": 11})
-    no_envelope = frames.request("tools/list", {}, id="twelve", meta=None)
+    no_envelope = {"jsonrpc": "2.0", "id": "twelve", "method": "tools/list"}
     result = wire.send(reindex)
     error = wire.send(no_envelope)
     unreadable = wire.send_raw('{"jsonrpc": "2.0", "id": 13, "method": "tools/list"', timeout=REPLY_WAIT_S)
     cancelled = frames.notification("notifications/cancelled", {"requestId": 10})
+    null_id = {"jsonrpc": "2.0", "id": None, "method": "tools/list"}
+    wire.send_raw(frames.dumps(null_id), timeout=REPLY_WAIT_S)  # sent for real: the server refuses its null id
     return [
         (reindex, "request", "it has a method and an id: the sender waits for a reply with that id"),
         (result.notifications[0], "notification", "it has a method and no id: nobody answers it"),
         (result.message, "response", "it has an id and a result, and no method"),
         (cancelled, "notification", "it has a method and no id: nobody answers it"),
+        (frames.legacy_initialized(), "notification",
+         "it has a method and no id. It has no params either: JSON-RPC makes params optional, for requests too"),
         (error.message, "response", "it has an id and an error, and no method: an error reply is a response too"),
-        (no_envelope, "request", "it has a method and an id, even though the server refuses it"),
+        (no_envelope, "request", "it has a method and an id (and no params), even though the server refuses it"),
+        (null_id, "request",
+         "it has a method and an id member. JSON-RPC calls a message a notification only when the id member is "
+         "absent; a null id is a request's (MCP forbids it, so the server refuses it with -32600)"),
         (unreadable.message, "response",
          "it has an error and no method. The server could not read the id of a line that is not JSON, so its "
          f"reply has {_unread_id(unreadable.message)}; it is still a response"),
@@ -74,7 +83,9 @@ def check_message_kinds(kind_of, lab=None):
         if outcome.value != kind:
             failed(f"kind_of says {outcome.value!r} for {short(message)}", hint=f"It is a {kind}: {why}.")
             return
-    passed(f"kind_of sorted {len(samples)} real messages: 2 requests, 2 notifications and 3 responses "
+    count = {kind: sum(1 for _, k, _ in samples if k == kind) for kind in ("request", "notification", "response")}
+    passed(f"kind_of sorted {len(samples)} real messages: {count['request']} requests (one with a null id, one "
+           f"without params), {count['notification']} notifications and {count['response']} responses "
            "(two of them errors, one with a null id).")
 
 
@@ -102,8 +113,8 @@ def check_stdio_loop(send_and_match):
                          guard=SILENT_TIMEOUT_S + GRACE_S, unblock=lambda: stop(proc))
     if not _judge_silence(silent):
         return
-    passed("Your loop filed all three replies under their ids (the slow reindex, sent first, was answered last), "
-           "skipped the progress notifications, waited for no reply to the notification, and raised "
+    passed("Your loop filed all four replies under their ids (the slow reindex, sent first, was answered last; "
+           "the refused tools/list, an error, counted as its reply), skipped the progress notifications, waited for no reply to the notification, and raised "
            "TimeoutError when a server stayed silent.")
 
 
@@ -147,7 +158,8 @@ def _is_json(line):
 
 
 def _judge_matching(outcome, received):
-    sent = "The check sent reindex (id 'slow'), search_notes (id 2), a notification and server/discover (id 3)."
+    sent = ("The check sent reindex (id 'slow'), search_notes (id 2), a notification, a tools/list with no envelope "
+            "(id 'refused', answered with an error) and server/discover (id 3).")
     if (outcome.hung or outcome.error or not isinstance(outcome.value, dict)) and not _judge_arrival(sent, received):
         return False
     if outcome.hung:
@@ -156,7 +168,8 @@ def _judge_matching(outcome, received):
         return False
     if isinstance(outcome.error, TimeoutError):
         failed(f"{sent} Every request was answered, yet your function raised {outcome.error_text}",
-               hint="Wait only for frames that have an id; a notification gets no reply.", more=LOOP_HINT)
+               hint="Wait only for frames that have an id; a notification gets no reply. An error reply answers "
+                    "its request just as a result does.", more=LOOP_HINT)
         return False
     if isinstance(outcome.error, KeyError):
         failed(f"{sent} Your function raised {outcome.error_text}: a message without that key broke the loop.",

@@ -134,6 +134,29 @@ def check_version_recovery(send_with_version_fallback, lab=None):
            "retry a -32602 that no version can fix.")
 
 
+def _changed_beyond_version(original, retry):
+    """What the retry changed besides the version (its id may change), in a few words; '' if nothing."""
+    if not isinstance(retry, dict) or not isinstance(retry.get("params"), dict):
+        return "it has no params object"
+    before, after = copy.deepcopy(original), copy.deepcopy(retry)
+    for message in (before, after):
+        message.pop("id", None)
+        meta = message["params"].get("_meta")
+        if isinstance(meta, dict):
+            meta.pop(frames.PROTOCOL_VERSION_KEY, None)
+    changes = [f"{key} {short(after.get(key))}" for key in sorted(set(before) | set(after))
+               if key != "params" and before.get(key) != after.get(key)]
+    params_before, params_after = before["params"], after["params"]
+    for key in sorted(set(params_before) | set(params_after)):
+        if key == "_meta" and isinstance(params_before.get(key), dict) and isinstance(params_after.get(key), dict):
+            meta_before, meta_after = params_before[key], params_after[key]
+            changes += [f"params._meta's {k} is {short(meta_after[k]) if k in meta_after else 'gone'}"
+                        for k in sorted(set(meta_before) | set(meta_after)) if meta_before.get(k) != meta_after.get(k)]
+        elif params_before.get(key) != params_after.get(key):
+            changes.append(f"params.{key} is {short(params_after[key]) if key in params_after else 'gone'}")
+    return "; ".join(changes)
+
+
 def _judge_case(name, story, frame, speaks, expected_sends, send, outcome):
     if isinstance(outcome.error, TooManySends):
         failed(f"{story} Your function sent {MAX_SENDS} frames and was still going.",
@@ -157,6 +180,12 @@ def _judge_case(name, story, frame, speaks, expected_sends, send, outcome):
                         "send the same request again with a supported version.")
             return False
         version = frames.protocol_version_of(retry)
+        changed = _changed_beyond_version(frame, retry)
+        if changed:
+            failed(f"{story} Your retry changed more than the protocol version: {changed}.",
+                   hint="A -32022 is about the version alone: resend the same request, with only "
+                        f"params._meta's {frames.PROTOCOL_VERSION_KEY} replaced.")
+            return False
         error = send.replies[0].get("error") or {}
         supported = (error.get("data") or {}).get("supported") or []
         if error.get("code") == -32022 and version not in supported:

@@ -92,6 +92,9 @@ FIRST_WRONG = [
     pytest.param(lambda: json.dumps(frame()), ("returned text",), id="frame-as-json-text"),
     pytest.param(lambda: [frame()], ("a frame is a dict",), id="frame-in-a-list"),
     pytest.param(lambda: frame(id=1.5), ("error -32600",), id="fractional-id"),
+    pytest.param(lambda: frame(params=params(arguments={"query": "spindle", "limit": "2"})),
+                 ("do not match search_notes's inputSchema", "'2' is not of type 'integer'", "without quotes"),
+                 id="number-in-quotes-the-sdk-coerces"),
 ]
 
 
@@ -176,9 +179,11 @@ KIND_RIGHT = [
                  id="written-the-other-way-round"),
     pytest.param(lambda m: {(True, True): "request", (True, False): "notification"}.get(("method" in m, "id" in m),
                                                                                          "response"), id="table"),
+    pytest.param(lambda m: "response" if "result" in m or "error" in m else ("request" if "id" in m else "notification"),
+                 id="response-keys-first"),
 ]
 KIND_WRONG = [
-    pytest.param(kind_of(by_id_value=True), ("kind_of says 'notification'", "null", "still a response"),
+    pytest.param(kind_of(by_id_value=True), ("kind_of says 'notification'", "null", "id member"),
                  id="null-id-taken-for-a-notification"),
     pytest.param(kind_of(by_result=True), ("an error reply is a response too",), id="error-replies-forgotten"),
     pytest.param(kind_of(method_only=True), ("kind_of says 'request'", "no id: nobody answers it"),
@@ -187,12 +192,17 @@ KIND_WRONG = [
     pytest.param(lambda m: "request" if m["id"] else "notification", ("raised KeyError",), id="reads-a-missing-key"),
     pytest.param(lambda m: "Request" if "method" in m and "id" in m else kind_of()(m), ("'Request'",),
                  id="capitalised"),
+    pytest.param(lambda m: ("request" if "id" in m else "notification") if "params" in m else "response",
+                 ("kind_of says 'response'", "makes params optional"), id="params-taken-for-a-request"),
+    pytest.param(lambda m: ("request" if m.get("id") is not None else "notification") if "method" in m else "response",
+                 ("kind_of says 'notification'", "only when the id member is absent"),
+                 id="null-id-request-taken-for-a-notification"),
 ]
 
 
 @pytest.mark.parametrize("work", KIND_RIGHT)
 def test_message_kinds_right_answers_pass(verdict, lab, work):
-    assert verdict(checks.check_message_kinds, work, lab).startswith("✓ kind_of sorted 7 real messages")
+    assert verdict(checks.check_message_kinds, work, lab).startswith("✓ kind_of sorted 9 real messages")
 
 
 @pytest.mark.parametrize("work, phrases", KIND_WRONG)
@@ -209,7 +219,7 @@ def pump(stream, lines):
 
 
 def send_and_match(*, flush=True, newline=True, skip_notes=True, wait_for_all=False, deadline=True,
-                   by_position=False, raw=False):
+                   by_position=False, raw=False, results_only=False):
     def work(proc, frames, timeout=5.0):
         lines = queue.Queue()
         threading.Thread(target=pump, args=(proc.stdout, lines), daemon=True).start()
@@ -226,7 +236,7 @@ def send_and_match(*, flush=True, newline=True, skip_notes=True, wait_for_all=Fa
             except queue.Empty:
                 raise TimeoutError(f"no reply for {waiting}") from None
             message = json.loads(line)
-            if skip_notes and "method" in message:
+            if skip_notes and "method" in message or results_only and "result" not in message:
                 continue
             key = order[len(replies)] if by_position else message["id"]
             if key in waiting:
@@ -269,12 +279,15 @@ LOOP_WRONG = [
     pytest.param(send_and_match(raw=True), ("not a parsed reply",), id="raw-lines-filed"),
     pytest.param(send_and_match(deadline=False), ("a server that never answers", "still waiting"),
                  id="no-deadline"),
+    pytest.param(send_and_match(results_only=True), ("Every request was answered", "TimeoutError",
+                                                      "An error reply answers its request"),
+                 id="error-replies-not-taken-for-replies"),
 ]
 
 
 @pytest.mark.parametrize("work", LOOP_RIGHT)
 def test_stdio_loop_right_answers_pass(verdict, work):
-    assert verdict(checks.check_stdio_loop, work).startswith("✓ Your loop filed all three replies")
+    assert verdict(checks.check_stdio_loop, work).startswith("✓ Your loop filed all four replies")
 
 
 @pytest.mark.parametrize("work, phrases", LOOP_WRONG)
