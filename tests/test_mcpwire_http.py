@@ -228,3 +228,37 @@ def test_a_lab_server_that_died_is_reported_with_its_exit_code():
             wire.request("tools/list")
     finally:
         wire.close()
+
+
+# --- replies h11 reads that a hand-written reader easily gets wrong -------------------------------
+
+RESULT = b'{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}'
+
+
+def test_an_interim_100_continue_is_kept_in_the_bytes_and_the_final_status_is_the_reply():
+    sent = (b"HTTP/1.1 100 Continue\r\n\r\n"
+            b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n%s" % (len(RESULT), RESULT))
+    url, _ = serve_once(lambda conn: conn.sendall(sent))
+    wire = HttpWire(url, timeout=5)
+    reply = wire.request("tools/list")
+    assert reply.status == 200 and reply.result == {"tools": []}
+    assert wire.transcript[0].down == sent
+
+
+def test_chunk_extensions_and_a_body_that_runs_until_the_server_closes():
+    framed = (b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+              b"a;note=ignored\r\n" + RESULT[:10] + b"\r\n" + chunk(RESULT[10:]) + chunk(b""))
+    unframed = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\r\n" + RESULT
+    for sent in (framed, unframed):
+        url, _ = serve_once(lambda conn, sent=sent: conn.sendall(sent))
+        wire = HttpWire(url, timeout=5)
+        assert wire.request("tools/list").result == {"tools": []}
+        assert wire.transcript[0].down == sent
+
+
+@pytest.mark.parametrize("head", [b"HTTP/1.1 OK\r\n\r\n", b"HTTP/1.1 200 OK\r\nno colon here\r\n\r\n",
+                                  b"HTTP/1.1 200 OK\r\ncontent-length: 5\r\ncontent-length: 6\r\n\r\nabcde"])
+def test_a_malformed_response_head_is_an_error_that_says_what_broke(head):
+    url, _ = serve_once(lambda conn: conn.sendall(head))
+    with pytest.raises(WireError, match="complete status line and headers"):
+        HttpWire(url, timeout=5).request("tools/list")
