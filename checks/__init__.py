@@ -10,7 +10,7 @@ from .ex17_caching import check_cache_invalidation, check_cache_rules, measure_c
 from .ex18_auth import check_accept_redirect, check_authorization_request, check_step_up, check_token_request
 from .ex19_wild import check_three_differences
 from .ex02_envelope import check_envelope, check_version_recovery
-from .ex03_batches import BATCH_BODY, check_batch
+from .ex04_batches import BATCH_BODY, check_batch
 from .ex03_fault_lab import FAULT_NAMES, FAULTS, check_fault_lab, show_faults
 from .ex00_first_look import check_first_frame, check_send_one, check_start_server
 from .ex13_host import check_host, check_host_routing

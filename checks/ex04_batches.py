@@ -1,4 +1,4 @@
-"""Exercise 03, the batch: predict what one POST of a JSON array gets, then send its requests one by one.
+"""Exercise 04, the batch: predict what one POST of a JSON array gets, then send its requests one by one.
 
 2026-07-28 has no batch form: the lab server answers an array with one `-32600` for the
 whole of it, `"id": null`, status 400, and runs none of its requests.

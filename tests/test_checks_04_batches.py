@@ -1,4 +1,4 @@
-"""Exercise 03, the batch: a right answer passes, typical wrong answers fail with the right explanation."""
+"""Exercise 04, the batch: a right answer passes, typical wrong answers fail with the right explanation."""
 
 import json
 
