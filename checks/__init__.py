@@ -23,7 +23,8 @@ from .ex10_notifications import check_cancel, check_progress_fractions
 from .ex10_logging import check_log_opt_in
 from .ex07_pagination import check_all_resources
 from .ex07_resources import check_prompt_completion, check_templated_read
-from .ex14_security import check_note_id_validator, check_origin_guard, check_poison_flagger, weather_server
+from .ex14_security import check_origin_guard, check_poison_flagger, weather_server
+from .ex15_note_ids import check_note_id_validator
 from .ex01_stdio import check_message_kinds, check_stdio_loop
 from .ex05_tools import check_reply_kinds, check_search_then_read
 from .ex06_content import check_effective_hints, check_model_blocks

@@ -1,4 +1,4 @@
-"""Exercise 14 checks: a right answer passes, typical wrong answers fail with the right explanation."""
+"""Exercise 14 checks (poisoned descriptions, the Origin and Host guard): a right answer passes, typical wrong answers fail with the right explanation."""
 
 import json
 import re
@@ -73,33 +73,7 @@ def test_poison_flagger_stub(verdict, weather, lab):
     assert verdict(security.check_poison_flagger, stub, weather, lab).startswith("not done yet")
 
 
-# --- task 2: note ids ---------------------------------------------------------------------------
-
-def test_note_id_validator_right(verdict, lab):
-    def right(note_id):
-        return isinstance(note_id, str) and len(note_id) <= 64 and bool(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", note_id))
-    assert verdict(security.check_note_id_validator, right, lab).startswith(f"✓ Your validator refused all {len(security.ATTACKS)} attacks")
-
-
-def test_note_id_validator_with_match_and_dollar(verdict, lab):
-    out = verdict(security.check_note_id_validator,
-                  lambda i: isinstance(i, str) and bool(re.match(r"^[a-z0-9-]+$", i)), lab)
-    assert out.startswith("✗ Your validator accepted 'welcome\\n'")
-    assert "is not a valid note id" in out  # what the lab server answered
-
-
-def test_note_id_validator_as_a_blocklist(verdict, lab):
-    out = verdict(security.check_note_id_validator,
-                  lambda i: isinstance(i, str) and ".." not in i and not i.startswith("/"), lab)
-    assert out.startswith("✗ Your validator accepted '~/welcome'") and "Allow, do not block" in out
-
-
-def test_note_id_validator_that_raises_on_none(verdict, lab):
-    out = verdict(security.check_note_id_validator, lambda i: bool(re.fullmatch(r"[a-z0-9-]+", i)), lab)
-    assert out.startswith("✗ is_safe_note_id(None) raised TypeError")
-
-
-# --- task 3: an Origin and Host guard --------------------------------------------------------------
+# --- task 2: an Origin and Host guard --------------------------------------------------------------
 
 def guard_right(host, origin, port):
     local = {f"127.0.0.1:{port}", f"localhost:{port}"}

@@ -1,4 +1,4 @@
-"""Exercises 14 and 16: each wrong answer a learner might write gets ✗ with a message naming its mistake."""
+"""Exercises 14, 15 and 16: each wrong answer a learner might write gets ✗ with a message naming its mistake."""
 
 import json
 import re
@@ -7,6 +7,7 @@ import pytest
 
 import checks
 from checks import ex14_security as security
+from checks import ex15_note_ids as note_ids
 
 INVISIBLE = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\U000e0000-\U000e007f]")
 RULES = {
@@ -28,7 +29,7 @@ def weather():
         yield wire
 
 
-# --- 10 task 1 · poisoned descriptions ----------------------------------------------------------------
+# --- 14 task 1 · poisoned descriptions ----------------------------------------------------------------
 
 def descriptions(tool, nested=True):
     if not nested:
@@ -76,7 +77,7 @@ def test_poison_flagger_wrong_answers_name_their_mistake(verdict, weather, lab, 
     assert fails_naming(out, phrases), out
 
 
-# --- 10 task 2 · note ids --------------------------------------------------------------------------------
+# --- 15 task 1 · note ids --------------------------------------------------------------------------------
 
 def is_safe(*, pattern=r"[a-z0-9]+(?:-[a-z0-9]+)*", flags=re.ASCII, whole=True, limit=64, type_check=True):
     def work(note_id):
@@ -118,16 +119,16 @@ ID_WRONG = [
 
 @pytest.mark.parametrize("work", ID_RIGHT)
 def test_note_id_validator_right_answers_pass(verdict, lab, work):
-    assert verdict(security.check_note_id_validator, work, lab).startswith("✓ Your validator refused all")
+    assert verdict(note_ids.check_note_id_validator, work, lab).startswith("✓ Your validator refused all")
 
 
 @pytest.mark.parametrize("work, phrases", ID_WRONG)
 def test_note_id_validator_wrong_answers_name_their_mistake(verdict, lab, work, phrases):
-    out = verdict(security.check_note_id_validator, work, lab)
+    out = verdict(note_ids.check_note_id_validator, work, lab)
     assert fails_naming(out, phrases), out
 
 
-# --- 10 task 3 · the Origin and Host guard ------------------------------------------------------------------
+# --- 14 task 2 · the Origin and Host guard ------------------------------------------------------------------
 
 def guard(*, host_check=True, origin_check=True, host_codes=(421, 403), refuse_as=int, prefix=False):
     def work(host, origin, port):
