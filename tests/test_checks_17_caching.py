@@ -1,0 +1,139 @@
+"""Exercise 17: a caching client is judged on ttlMs, its keys, what it stores and what notifications drop.
+
+Checks print their verdict; these tests read it the way a learner does.
+"""
+
+import json
+
+import pytest
+
+import checks
+
+
+def stub(*args):
+    raise NotImplementedError("your code here")
+
+
+class RightCache:
+    def __init__(self, send, clock):
+        self.send, self.clock, self.entries = send, clock, {}
+
+    def request(self, method, params=None):
+        key = (method, json.dumps(params or {}, sort_keys=True))
+        entry = self.entries.get(key)
+        if entry is not None and self.clock() < entry["received"] + entry["ttlMs"]:
+            return entry["reply"]
+        reply = self.send(method, params)
+        result = reply.get("result") or {}
+        if result.get("ttlMs", 0) > 0:
+            self.entries[key] = {"reply": reply, "received": self.clock(), "ttlMs": result["ttlMs"]}
+        return reply
+
+    def notice(self, notification):
+        stale = {"notifications/tools/list_changed": ["tools/list"],
+                 "notifications/resources/list_changed": ["resources/list", "resources/templates/list"]}
+        for key in [k for k in self.entries if k[0] in stale.get(notification["method"], [])]:
+            del self.entries[key]
+        if notification["method"] == "notifications/resources/updated":
+            self.entries.pop(("resources/read", json.dumps({"uri": notification["params"]["uri"]})), None)
+
+
+class FreshAtTheLastMillisecond(RightCache):
+    def request(self, method, params=None):
+        key = (method, json.dumps(params or {}, sort_keys=True))
+        entry = self.entries.get(key)
+        if entry is not None and self.clock() <= entry["received"] + entry["ttlMs"]:
+            return entry["reply"]
+        return super().request(method, params)
+
+
+class KeyedByMethod(RightCache):
+    def request(self, method, params=None):
+        entry = self.entries.get(method)
+        if entry is not None and self.clock() < entry["received"] + entry["ttlMs"]:
+            return entry["reply"]
+        reply = self.send(method, params)
+        if (reply.get("result") or {}).get("ttlMs", 0) > 0:
+            self.entries[method] = {"reply": reply, "received": self.clock(), "ttlMs": reply["result"]["ttlMs"]}
+        return reply
+
+
+class CachesEveryResult(RightCache):
+    def request(self, method, params=None):
+        key = (method, json.dumps(params or {}, sort_keys=True))
+        if key not in self.entries:
+            reply = self.send(method, params)
+            self.entries[key] = {"reply": reply, "received": self.clock(), "ttlMs": 300_000}
+        return super().request(method, params)
+
+
+class DeafToNotifications(RightCache):
+    def notice(self, notification):
+        pass
+
+
+class ForgetsEverything(RightCache):
+    def notice(self, notification):
+        self.entries.clear()
+
+
+def test_cache_rules_right(verdict, lab):
+    assert verdict(checks.check_cache_rules, RightCache, lab).startswith("✓ Your cache answered tools/list")
+
+
+def test_cache_stale_at_exactly_ttl(verdict, lab):
+    out = verdict(checks.check_cache_rules, FreshAtTheLastMillisecond, lab)
+    assert "at exactly 5 minutes" in out and "answered from its store" in out
+
+
+def test_cache_keyed_by_method_only(verdict, lab):
+    out = verdict(checks.check_cache_rules, KeyedByMethod, lab)
+    assert "notes://welcome, your client answered with the reply for 'notes://index'" in out
+
+
+def test_cache_storing_what_has_no_ttl(verdict, lab):
+    out = verdict(checks.check_cache_rules, CachesEveryResult, lab)
+    assert "The second tools/call" in out and "carries no ttlMs" in out
+
+
+def test_cache_invalidation_right(verdict):
+    out = verdict(checks.check_cache_invalidation, RightCache)
+    assert out.startswith("✓ After a note was created") and "notifications/resources/updated" in out
+
+
+def test_cache_invalidation_ignored(verdict):
+    out = verdict(checks.check_cache_invalidation, DeafToNotifications)
+    assert "without the new note" in out and "params.uri" in out
+
+
+def test_cache_invalidation_dropping_everything(verdict):
+    out = verdict(checks.check_cache_invalidation, ForgetsEverything)
+    assert "sent tools/list again although no tool changed" in out
+
+
+def test_measure_cache_counts_round_trips_and_bytes(verdict, lab):
+    out = verdict(checks.measure_cache, RightCache, lab)
+    assert "30 turns, 20 seconds apart" in out and "saved: 119 round trips" in out
+
+
+class StubCache:
+    def __init__(self, send, clock):
+        pass
+
+    request = notice = stub
+
+
+# --- stubs: every check explains instead of raising ---------------------------------------------
+
+# (check, the unfinished work, the shared server it may reuse)
+UNFINISHED = [
+    (checks.check_cache_rules, StubCache, "lab"),
+    (checks.check_cache_invalidation, StubCache, None),
+    (checks.measure_cache, StubCache, "lab"),
+]
+
+
+@pytest.mark.parametrize("check, work, server", UNFINISHED, ids=lambda v: getattr(v, "__name__", ""))
+def test_an_unfinished_task_is_not_done_yet(verdict, request, check, work, server):
+    shared = (request.getfixturevalue(server),) if server else ()
+    assert verdict(check, work, *shared).startswith("not done yet: ")
