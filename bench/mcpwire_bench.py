@@ -44,10 +44,10 @@ def frame_line(method: str, params: dict, call_id: int) -> bytes:
 
 
 class BareStdio:
-    """The floor: write one line, read one line, nothing else."""
+    """The floor: write one line, read one line, nothing else (to the lab server, or whatever `command` starts)."""
 
-    def __init__(self) -> None:
-        self.process = subprocess.Popen([sys.executable, "-m", "labserver"], stdin=subprocess.PIPE,
+    def __init__(self, command: list[str] | None = None) -> None:
+        self.process = subprocess.Popen(command or [sys.executable, "-m", "labserver"], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self.next_id = 1
 
@@ -59,7 +59,7 @@ class BareStdio:
 
     def close(self) -> None:
         self.process.stdin.close()
-        self.process.wait(timeout=10)
+        self.process.wait(timeout=30)
 
 
 class BareHttp:

@@ -8,35 +8,15 @@ the ratio for every workload. Goal: the tapped p50 within 1.2x of the direct one
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from bench.mcpwire_bench import METHODS, frame_line, goal, p50, report, time_calls
+from bench.mcpwire_bench import METHODS, BareStdio, goal, p50, report, time_calls
 
 CALLS, WARMUP, ROUNDS = 100, 30, 6
 GOAL = 1.2
-
-
-class Loop:
-    """A bare write-a-line, read-a-line client of whatever command it starts."""
-
-    def __init__(self, command: list[str]) -> None:
-        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.DEVNULL)
-        self.next_id = 1
-
-    def call(self, method: str, params: dict) -> bytes:
-        self.process.stdin.write(frame_line(method, params, self.next_id))
-        self.process.stdin.flush()
-        self.next_id += 1
-        return self.process.stdout.readline()
-
-    def close(self) -> None:
-        self.process.stdin.close()
-        self.process.wait(timeout=30)
 
 
 def main() -> int:
@@ -44,8 +24,8 @@ def main() -> int:
     lab = [sys.executable, "-m", "labserver"]
     with tempfile.TemporaryDirectory() as folder:
         session = Path(folder) / "session.jsonl"
-        loops = {"direct": Loop(lab), "through the tap": Loop([sys.executable, "-m", "mcpwire.tap",
-                                                               "--out", str(session), "--", *lab])}
+        tapped = [sys.executable, "-m", "mcpwire.tap", "--out", str(session), "--", *lab]
+        loops = {"direct": BareStdio(lab), "through the tap": BareStdio(tapped)}
         try:
             for loop in loops.values():
                 loop.call("server/discover", {})  # the first reply waits for the server to load
