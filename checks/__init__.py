@@ -16,7 +16,7 @@ from .ex00_first_look import check_first_frame, check_send_one, check_start_serv
 from .ex13_host import check_host, check_host_routing
 from .ex03_http import check_routing_headers
 from .ex11_legacy import LEGACY_SESSION, check_envelope_from_initialize, check_translation
-from .ex11_probe import check_era_probe
+from .ex12_probe import check_era_probe
 from .ex08_mrtr import check_finish_call, check_retry_frame
 from .ex09_input_requests import check_input_answers
 from .ex10_notifications import check_cancel, check_progress_fractions

@@ -17,7 +17,7 @@ def fails_naming(out, phrases):
     return out.startswith("✗") and all(phrase in out for phrase in phrases)
 
 
-# --- 08 task 1 · the envelope from the handshake ----------------------------------------------------------
+# --- 11 task 1 · the envelope from the handshake ----------------------------------------------------------
 
 def envelope_from(*, version="2026-07-28", capabilities=True, info=True, prefix=PREFIX, wrap=False):
     def work(initialize):
@@ -55,7 +55,7 @@ def test_envelope_from_initialize_wrong_answers_name_their_mistake(verdict, work
     assert fails_naming(out, phrases), out
 
 
-# --- 08 task 2 · translate the session -----------------------------------------------------------------------
+# --- 11 task 2 · translate the session -----------------------------------------------------------------------
 
 def translate(*, drop=HANDSHAKE, where="params", renumber=False, envelope=envelope_from(), create_params=True):
     def work(legacy_frames):

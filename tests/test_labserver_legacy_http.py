@@ -1,6 +1,6 @@
 """`python -m labserver --http --legacy-only`: a 2025-11-25 server a dual-era client can fall back against.
 
-Lesson 11's probe and exercise 11's era check read its answers: a 2026-07-28 request must get
+Lesson 12's probe and exercise 12's era check read its answers: a 2026-07-28 request must get
 what a legacy server answers (400, a JSON-RPC error that is not a modern code), and the
 handshake must open a working legacy session.
 """

@@ -1,4 +1,4 @@
-"""What the lab's 2026-07-28 side answers to the pieces 2026-07-28 removed (lesson 11's table), on both transports.
+"""What the lab's 2026-07-28 side answers to the pieces 2026-07-28 removed (lesson 12's table), on both transports.
 
 Every reply that is a 2026-07-28 message is validated with the mcp-types models.
 """

@@ -1,4 +1,4 @@
-"""Check for exercise 11's probe task: read the era of an HTTP server from its answer to a 2026-07-28 request."""
+"""Check for exercise 12: read the era of an HTTP server from its answer to a 2026-07-28 request."""
 
 from functools import lru_cache
 

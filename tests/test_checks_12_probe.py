@@ -1,7 +1,7 @@
-"""Exercise 11's era probe check: right answers pass, the usual wrong readings of a 400 fail and say why."""
+"""Exercise 12's era probe check: right answers pass, the usual wrong readings of a 400 fail and say why."""
 
 import checks
-from checks.ex11_probe import probe_replies
+from checks.ex12_probe import probe_replies
 
 MODERN_CODES = {-32020, -32021, -32022}
 
