@@ -26,6 +26,14 @@ def s256(verifier):
     return base64.urlsafe_b64encode(hashlib.sha256(verifier.encode("ascii")).digest()).rstrip(b"=").decode("ascii")
 
 
+def telling_verifier():
+    """A fresh verifier whose challenge has both '-' and '_': plain base64 ('+', '/') cannot pass by luck."""
+    while True:
+        verifier = secrets.token_urlsafe(48)
+        if "-" in s256(verifier) and "_" in s256(verifier):
+            return verifier
+
+
 class _Lab:
     """The protected lab as the checks see it: its metadata, and HTTP without following redirects."""
 
@@ -76,7 +84,7 @@ def check_authorization_request(build, wire):
         not_done("write authorization_request(...)")
         return
     lab = _Lab(wire)
-    verifier, state = secrets.token_urlsafe(48), secrets.token_urlsafe(16)
+    verifier, state = telling_verifier(), secrets.token_urlsafe(16)
     outcome = attempt(build, lab.metadata, lab.wire.url, "notes:read", verifier, state)
     if outcome.not_done:
         not_done("authorization_request still raises NotImplementedError.")
@@ -92,12 +100,22 @@ def check_authorization_request(build, wire):
         return
     answer, refusal = lab.approve(url)
     method = query.get("code_challenge_method")
-    if method != "S256" or query.get("code_challenge") != s256(verifier):
-        what = (f"code_challenge_method is {method!r}" if method != "S256"
-                else "code_challenge is not BASE64URL(SHA-256(verifier)) without padding")
-        failed(f"wrong challenge method: {what}",
+    if method is None and query.get("code_challenge") == s256(verifier):
+        failed("no code_challenge_method: the request does not say the challenge is S256",
+               server=refusal or "a code: SDK 2.3.0 assumes S256 when the method is missing, but RFC 7636 reads a "
+                                 "missing method as plain, so another server would compare the verifier with the "
+                                 "challenge as it is and refuse the token request",
+               hint="MCP clients name the S256 method in the authorization request.")
+        return
+    if method != "S256":
+        failed(f"wrong challenge method: code_challenge_method is {method!r}",
                server=refusal or "a code, which the token endpoint will refuse: the verifier does not hash to the challenge",
-               hint="PKCE in MCP is S256 only: hash the verifier's ASCII bytes, base64url-encode the 32 bytes, drop the '='.")
+               hint="PKCE in MCP uses S256 whenever the client can.")
+        return
+    if query.get("code_challenge") != s256(verifier):
+        failed("wrong challenge: code_challenge is not BASE64URL(SHA-256(verifier)) without padding",
+               server=refusal or "a code, which the token endpoint will refuse: the verifier does not hash to the challenge",
+               hint="Hash the verifier's ASCII bytes, base64url-encode (the '-' and '_' alphabet) the 32 bytes, drop the '='.")
         return
     if query.get("state") != state:
         failed("the request does not carry the state you were given",
@@ -126,14 +144,15 @@ def check_accept_redirect(accept, issuer="http://127.0.0.1:9999"):
     if missing(accept):
         not_done("write accept_redirect(...)")
         return
-    good = f"{REDIRECT_URI}?code=abc&state=s1&iss={issuer}"
+    good = f"{REDIRECT_URI}?{urlencode({'code': 'abc', 'state': 's1', 'iss': issuer})}"  # encoded, as the lab sends it
     outcome = attempt(accept, good, "s1", issuer)
     if outcome.not_done:
         not_done("accept_redirect still raises NotImplementedError.")
         return
     if outcome.value != "abc":
         failed(f"a good redirect should give its code 'abc'; got {outcome.error_text or short(outcome.value)}",
-               hint="Parse the query of the location (urllib.parse) and return the value of code.")
+               hint="Parse the query of the location with urllib.parse (it also decodes the %-escapes in iss) "
+                    "and return the value of code.")
         return
     forged = [
         ("unchecked state", f"{REDIRECT_URI}?code=stolen&state=other&iss={issuer}",
@@ -144,6 +163,8 @@ def check_accept_redirect(accept, issuer="http://127.0.0.1:9999"):
          "a redirect without iss was accepted, though the lab's metadata promises it"),
         ("normalised iss", f"{REDIRECT_URI}?code=stolen&state=s1&iss={issuer}/",
          "an iss that only matches after adding or removing a trailing slash was accepted"),
+        ("case-folded iss", f"{REDIRECT_URI}?code=stolen&state=s1&iss={issuer.upper()}",
+         "an iss that only matches after changing upper to lower case was accepted"),
     ]
     for name, location, problem in forged:
         outcome = attempt(accept, location, "s1", issuer)
@@ -151,7 +172,7 @@ def check_accept_redirect(accept, issuer="http://127.0.0.1:9999"):
             failed(f"{name}: {problem} (returned {short(outcome.value) if outcome.error is None else outcome.error_text})",
                    hint="Compare state, then iss, with plain string equality before returning the code; raise ValueError otherwise.")
             return
-    passed("the good redirect gives its code; forged state, foreign, missing and normalised iss are refused")
+    passed("the good redirect gives its code; forged state and a foreign, missing, normalised or case-folded iss are refused")
 
 
 def check_token_request(form_for, wire):
@@ -179,7 +200,8 @@ def check_token_request(form_for, wire):
                hint="grant_type, code, redirect_uri, client_id and code_verifier all travel in the form.")
         return
     if form.get("resource") != lab.wire.url:
-        failed("missing resource in the token request",
+        said = "missing resource" if "resource" not in form else f"resource is {form['resource']!r}, not the MCP server"
+        failed(f"{said} in the token request",
                server="200 with a token (SDK 2.3.0 ignores resource at the token endpoint), but the spec requires it",
                hint="MCP clients send resource in the authorization request and in the token request.")
         return
@@ -228,5 +250,14 @@ def check_step_up(step_up, wire):
         return
     if lab.post(create, token).status_code != 200:
         failed("create_note still failed with the stepped-up token")
+        return
+    first = lab.post(SEARCH).headers.get("www-authenticate", "")
+    outcome = attempt(step_up, [], first)
+    asked = list(outcome.value) if outcome.error is None and isinstance(outcome.value, (list, tuple, set)) else None
+    if asked is None or sorted(asked) != ["notes:read"]:
+        failed(f"with no scopes yet and a 401 that names notes:read, you would ask for "
+               f"{outcome.error_text or short(asked)}",
+               server=f"401 with {short(first)}",
+               hint="Work from the two arguments: the scopes you had and the challenge's scope, nothing more.")
         return
     passed(f"step-up asks for {' '.join(scopes)}: create_note and search_notes both answer 200")

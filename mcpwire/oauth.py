@@ -84,7 +84,11 @@ def authorization_server_metadata_urls(issuer):
 
 
 def resource_covers(resource, url):
-    """True when the metadata's `resource` names this MCP URL or a path above it on the same origin."""
+    """True when the metadata's `resource` names this MCP URL or a path above it on the same origin.
+
+    RFC 9728 section 3.3 asks for the identical URL; the path above is the relaxation that
+    draft-mcguinness-oauth-rfc9728bis proposes, kept because MCP servers often name their origin.
+    """
     want, have = urlsplit(url), urlsplit(resource)
     if (have.scheme.lower(), have.netloc.lower()) != (want.scheme.lower(), want.netloc.lower()):
         return False
@@ -334,6 +338,7 @@ class OAuth:
         if self.server_metadata is None or (hint and hint != self._metadata_hint):
             self.discover(url, challenge)
             self._metadata_hint = hint
+        self.require_pkce()
         self.register()
         scopes = self.choose_scopes(challenge)
         verifier, code_challenge = pkce_pair()
@@ -349,6 +354,13 @@ class OAuth:
         self.check_response(answer, state)
         self.token_request({"grant_type": "authorization_code", "code": answer["code"],
                             "redirect_uri": self.redirect_uri, "code_verifier": verifier, "resource": self.resource})
+
+    def require_pkce(self):
+        """MCP clients refuse an authorization server whose metadata does not show PKCE with S256."""
+        methods = self.server_metadata.get("code_challenge_methods_supported")
+        if not isinstance(methods, list) or "S256" not in methods:
+            raise OAuthError(f"the authorization server's code_challenge_methods_supported is {methods!r}: "
+                             "without S256 there it may not do PKCE, and an MCP client must not go on")
 
     def check_response(self, answer, state):
         """RFC 9207's `iss` rule (as the MCP spec tabulates it), then `state`, then the code itself."""

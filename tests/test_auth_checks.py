@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
-from urllib.parse import parse_qs, quote, urlencode, urlsplit
+from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 
 import pytest
 
@@ -75,7 +75,28 @@ def test_request_padded_challenge_is_named(verdict, auth_lab):
         return request_url(metadata, resource, scope, verifier, state, code_challenge=challenge)
 
     out = verdict(checks.check_authorization_request, padded, auth_lab)
-    assert "✗ wrong challenge method: code_challenge is not BASE64URL" in out
+    assert "✗ wrong challenge: code_challenge is not BASE64URL" in out
+
+
+@pytest.mark.parametrize("encode", [
+    # standard base64: '+' and '/' where base64url has '-' and '_' (the check's verifier always hashes to both)
+    lambda digest: base64.b64encode(digest).rstrip(b"=").decode(),
+    lambda digest: digest.hex(),
+])
+def test_request_challenge_in_another_encoding_is_named(verdict, auth_lab, encode):
+    def other(metadata, resource, scope, verifier, state):
+        challenge = encode(hashlib.sha256(verifier.encode()).digest())
+        return request_url(metadata, resource, scope, verifier, state, code_challenge=challenge)
+
+    assert verdict(checks.check_authorization_request, other, auth_lab).startswith("✗ wrong challenge: code_challenge")
+
+
+def test_request_without_the_method_is_named_though_the_lab_gives_a_code(verdict, auth_lab):
+    def no_method(metadata, resource, scope, verifier, state):
+        return request_url(metadata, resource, scope, verifier, state, code_challenge_method=None)
+
+    out = verdict(checks.check_authorization_request, no_method, auth_lab)
+    assert out.startswith("✗ no code_challenge_method") and "SDK 2.3.0 assumes S256" in out
 
 
 def test_request_missing_resource_shows_the_refused_token(verdict, auth_lab):
@@ -110,7 +131,7 @@ def accept(location, sent_state, issuer):
 
 
 def accept_by_regex(location, sent_state, issuer):
-    fields = dict(re.findall(r"[?&]([^=&]+)=([^&]*)", location))
+    fields = {name: unquote(value) for name, value in re.findall(r"[?&]([^=&]+)=([^&]*)", location)}
     if (fields.get("iss"), fields.get("state")) != (issuer, sent_state):
         raise ValueError("refused")
     return fields["code"]
@@ -126,6 +147,21 @@ def accept_unchecked_state(location, sent_state, issuer):
 def accept_when_iss_missing(location, sent_state, issuer):
     answer = {k: v[0] for k, v in parse_qs(urlsplit(location).query).items()}
     if answer.get("state") != sent_state or answer.get("iss", issuer) != issuer:
+        raise ValueError("refused")
+    return answer["code"]
+
+
+def accept_without_decoding(location, sent_state, issuer):
+    # The lab sends iss percent-encoded (http%3A%2F%2F...): compared undecoded, the real redirect is refused.
+    fields = dict(re.findall(r"[?&]([^=&]+)=([^&]*)", location))
+    if (fields.get("iss"), fields.get("state")) != (issuer, sent_state):
+        raise ValueError("refused")
+    return fields["code"]
+
+
+def accept_case_folding(location, sent_state, issuer):
+    answer = {k: v[0] for k, v in parse_qs(urlsplit(location).query).items()}
+    if answer.get("state") != sent_state or answer.get("iss", "").lower() != issuer.lower():
         raise ValueError("refused")
     return answer["code"]
 
@@ -151,6 +187,8 @@ def test_redirect_right_answers_pass(verdict, function):
     (accept_unchecked_state, "✗ unchecked state"),
     (accept_when_iss_missing, "✗ missing iss"),
     (accept_normalising, "✗ normalised iss"),
+    (accept_case_folding, "✗ case-folded iss"),
+    (accept_without_decoding, "✗ a good redirect should give its code"),
 ])
 def test_redirect_mistakes_are_named(verdict, function, phrase):
     assert verdict(checks.check_accept_redirect, function).startswith(phrase)
@@ -198,6 +236,14 @@ def test_token_without_resource_is_named(verdict, auth_lab):
     assert verdict(checks.check_token_request, no_resource, auth_lab).startswith("✗ missing resource in the token request")
 
 
+def test_token_with_another_resource_is_named(verdict, auth_lab):
+    def metadata_url_as_resource(code, verifier, resource):
+        return {**form(code, verifier, resource), "resource": resource.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")}
+
+    out = verdict(checks.check_token_request, metadata_url_as_resource, auth_lab)
+    assert out.startswith("✗ resource is 'http://127.0.0.1:") and "not the MCP server in the token request" in out
+
+
 # --- task 4 -------------------------------------------------------------------------------------
 
 def union(granted, header):
@@ -231,6 +277,11 @@ def test_step_up_that_drops_read_is_named_with_the_servers_answer(verdict, auth_
 def test_step_up_that_keeps_only_the_old_scopes_is_named(verdict, auth_lab):
     out = verdict(checks.check_step_up, lambda granted, header: granted, auth_lab)
     assert out.startswith("✗ the challenged scope is missing")
+
+
+def test_step_up_that_always_asks_for_every_scope_is_named(verdict, auth_lab):
+    out = verdict(checks.check_step_up, lambda granted, header: ["notes:read", "notes:write"], auth_lab)
+    assert out.startswith("✗ with no scopes yet and a 401 that names notes:read, you would ask for")
 
 
 def test_step_up_returning_the_raw_string_is_named(verdict, auth_lab):

@@ -101,6 +101,20 @@ def test_the_redirect_checks_refuse(answer, phrase):
         checked(**answer)
 
 
+@pytest.mark.parametrize("methods", [None, [], ["plain"]])
+def test_a_server_without_s256_pkce_is_refused_before_the_authorization_request(methods):
+    # The spec's rule: without code_challenge_methods_supported a client cannot know the server checks PKCE.
+    metadata = {"authorization_endpoint": "http://as.example/authorize", "token_endpoint": "http://as.example/token"}
+    if methods is not None:
+        metadata["code_challenge_methods_supported"] = methods
+    asked = []
+    auth = OAuth(client_id="c", auth_method="none", issuer="http://as.example", server_metadata=metadata,
+                 resource="http://rs.example/mcp", user_agent=lambda url, redirect, get: asked.append(url))
+    with pytest.raises(OAuthError, match="must not go on"):
+        auth.authorize("http://rs.example/mcp")
+    assert asked == []
+
+
 # --- against the lab ----------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
