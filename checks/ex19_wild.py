@@ -76,6 +76,9 @@ def _judge(finding, real, hand):
             or not finding[2]:
         return f"{finding!r}: a field finding is (\"field\", method, [key, key, ...])", None
     method, path = finding[1], list(finding[2])
+    if not all(isinstance(key, str) for key in path):
+        return (f"{finding!r}: every key in a field's path is a string, as in a JSON object",
+                "write the path as the keys you read from the outside in, e.g. [\"params\", ...]")
     if path == ["id"]:
         return ("the id is a counter each client keeps, not a difference in what it says",
                 "look inside params, or at which methods each session sends")

@@ -80,6 +80,9 @@ UA, DISCOVER = ("header", "User-Agent"), ("method", "server/discover")
     ([UA, DISCOVER], "you returned 2 findings"),
     ("discover, user-agent, clientInfo", "returned a str, not a list of three findings"),
     ([("methods", "initialize"), UA, DISCOVER], "is none of"),
+    # keys that are not strings: a list index, and an unhashable dict that a lookup in the frame would choke on
+    ([("field", "tools/list", ["params", 0]), UA, DISCOVER], "every key in a field's path is a string"),
+    ([("field", "tools/list", [{"params": "_meta"}]), UA, DISCOVER], "every key in a field's path is a string"),
 ])
 def test_typical_wrong_answers_are_named(verdict, sessions, findings, phrase):
     printed = verdict(check_three_differences, answer(findings), *sessions)
