@@ -1,7 +1,7 @@
 """One HTTP/1.1 keep-alive connection: our exact request bytes out, every reply byte kept, h11 reading them.
 
 The request is written as the bytes we compose, because the lessons send requests no
-careful library would write (a header with a CR LF in it: lesson 14 shows httpx
+careful library would write (a header with a CR LF in it: lesson 15 shows httpx
 refusing the one `HttpWire` sends). The reply is parsed by `h11`, a well-kept HTTP/1.1
 state machine, which is told what request went out so it knows how the reply must be
 framed. Every byte read for a reply is kept in `Response.raw` (status line, headers,
