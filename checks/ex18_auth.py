@@ -128,11 +128,17 @@ def check_authorization_request(build, wire):
         refused = lab.post(SEARCH, token) if token else None
         said = (refusal if refused is None else
                 f"HTTP {refused.status_code}: {(parse_challenge(refused.headers.get('www-authenticate')) or {}).get('error_description')}")
-        failed(f"missing resource: the request names {query.get('resource')!r} instead of the MCP server",
+        what = ("missing resource: the request names no resource" if "resource" not in query
+                else f"wrong resource: the request names {query['resource']!r} instead of the MCP server")
+        failed(what,
                server=f"the token it led to, at the MCP server: {said}",
                hint="RFC 8707: resource is the canonical URI of the MCP server, the resource metadata's 'resource'.")
         return
-    if refusal is not None or query.get("scope") != "notes:read":
+    if refusal is None and query.get("scope") != "notes:read":
+        failed(f"the request asks for scope {query.get('scope')!r}, not the scope you were given ('notes:read')",
+               server="a code for that scope", hint="Ask for the scope the challenge named, passed in as scope.")
+        return
+    if refusal is not None:
         failed("the authorization server did not give a code for notes:read", server=refusal or f"scope {query.get('scope')!r}",
                hint="Check response_type, client_id, redirect_uri and scope against the lesson's step 5.")
         return

@@ -107,6 +107,22 @@ def test_request_missing_resource_shows_the_refused_token(verdict, auth_lab):
     assert out.startswith("✗ missing resource") and "HTTP 401" in out and "issued for no resource" in out
 
 
+def test_request_naming_the_issuer_as_resource_is_named(verdict, auth_lab):
+    def issuer_as_resource(metadata, resource, scope, verifier, state):
+        return request_url(metadata, resource, scope, verifier, state, resource=metadata["issuer"])
+
+    out = verdict(checks.check_authorization_request, issuer_as_resource, auth_lab)
+    assert out.startswith("✗ wrong resource: the request names 'http://127.0.0.1:") and "error=invalid_target" in out
+
+
+def test_request_asking_for_every_scope_is_named(verdict, auth_lab):
+    def every_scope(metadata, resource, scope, verifier, state):
+        return request_url(metadata, resource, "notes:read notes:write", verifier, state)
+
+    out = verdict(checks.check_authorization_request, every_scope, auth_lab)
+    assert out.startswith("✗ the request asks for scope 'notes:read notes:write', not the scope you were given")
+
+
 def test_request_without_state_is_named(verdict, auth_lab):
     def no_state(metadata, resource, scope, verifier, state):
         return request_url(metadata, resource, scope, verifier, state, state=None)
