@@ -179,9 +179,13 @@ SCRIPT = [
     ("lab__sync_notes", {"remote": "https://git.example.org/lab/notes.git"}, "lab", True, True),
     # not read-only, yet not destructive either: consent still comes first
     ("lab__create_note", {"title": "Consent check", "body": "Never created: the user says no."}, None, True, False),
+    # listed in the host's table with no annotations at all (see UNANNOTATED): the defaults say ask
     ("personal__delete_note", {"note_id": "dentist"}, None, True, False),
     ("drive__search_notes", {"query": "dentist"}, None, False, None),
 ]
+# A server may list a tool with no annotations; the lab annotates every tool, so the check strips this one's in
+# the host's table (HostSkeleton's self.tools), as such a server would list it. Not read-only by default: ask.
+UNANNOTATED = "personal__delete_note"
 
 
 def check_host(host_class, clients=None):
@@ -195,6 +199,7 @@ def check_host(host_class, clients=None):
         host = _build(host_class, clients, user)
         if host is None:
             return
+        _strip_annotations(host, UNANNOTATED)
         told = []
         for name, arguments, lands, ask, approve in SCRIPT:
             if arguments == "<the first hit>":
@@ -225,8 +230,15 @@ def check_host(host_class, clients=None):
     denied = sum(1 for step in SCRIPT if step[3] and not step[4])
     passed(f"Over {len(SCRIPT)} proposals your host sent each call only to its own server (lab: {', '.join(lab)}; "
            f"personal: {', '.join(personal)}), asked the user before the {asks} calls that are not read-only and "
-           f"for no other, kept the {denied} denied ones off the wire and told the model, and refused "
-           "drive__search_notes.")
+           f"for no other ({UNANNOTATED}, listed with no annotations at all, among them), kept the {denied} denied "
+           "ones off the wire and told the model, and refused drive__search_notes.")
+
+
+def _strip_annotations(host, name):
+    """List `name` in the host's table as a server that annotates nothing would; leave a table it cannot find."""
+    tools = getattr(host, "tools", None)
+    if isinstance(tools, dict) and isinstance(tools.get(name), dict):
+        tools[name] = {key: value for key, value in tools[name].items() if key != "annotations"}
 
 
 def _first_hit(text):
@@ -239,6 +251,8 @@ def _first_hit(text):
 def _judge_step(name, arguments, lands, ask, approve, text, reached, asked):
     proposal = f"{name} {json.dumps(arguments)}"
     tool_name = name.partition("__")[2]
+    if name == UNANNOTATED:
+        proposal += ", a tool your host's table lists with no annotations at all,"
     if ask and not asked:
         failed(f"The model proposed {proposal} and your host went on without asking the user.",
                hint="Only a tool annotated readOnlyHint: true may run unasked; an absent hint means the tool may "

@@ -174,3 +174,32 @@ def test_host_stub(verdict, clients):
     class Unfinished(RoutingHost):
         call = stub
     assert verdict(checks.check_host, Unfinished, clients).startswith("not done yet")
+
+
+def consent_by(needs_consent):
+    """The solution's host, asking the user whenever needs_consent(tool) says so."""
+    class Judged(RoutingHost):
+        def call(self, name, arguments):
+            try:
+                server, tool = self.route(name)
+            except Refused as refusal:
+                return f"refused by the host: {refusal}"
+            if needs_consent(tool) and not self.ask_user(server, tool["name"], arguments):
+                return f"denied: the user did not allow {name}, so it was not run"
+            return self.forward(server, tool["name"], arguments)
+    return Judged
+
+
+@pytest.mark.parametrize("needs_consent", [
+    pytest.param(lambda tool: (tool.get("annotations") or {}).get("readOnlyHint") is False, id="asks-only-on-an-explicit-false"),
+    pytest.param(lambda tool: "annotations" in tool and not read_only(tool), id="a-tool-without-annotations-taken-as-safe"),
+])
+def test_host_that_runs_an_unannotated_tool_unasked(verdict, clients, needs_consent):
+    """The lab annotates every tool; the check lists one without annotations, which by default is not read-only."""
+    out = verdict(checks.check_host, consent_by(needs_consent), clients)
+    assert out.startswith("✗") and "personal__delete_note" in out and "no annotations at all" in out, out
+    assert "without asking the user" in out, out
+
+
+def test_host_right_names_the_unannotated_tool(verdict, clients):
+    assert "personal__delete_note, listed with no annotations at all" in verdict(checks.check_host, Host, clients)
