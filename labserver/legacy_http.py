@@ -1,6 +1,6 @@
 """The lab as a legacy-only Streamable HTTP server: the 2025-11-25 handshake era and nothing newer.
 
-A dual-era client needs an old server to fall back against (lesson 11). SDK 2.3.0 has no
+A dual-era client needs an old server to fall back against (lesson 12). SDK 2.3.0 has no
 switch for that: its session manager sends a POST to the 2026-07-28 path whenever the
 `MCP-Protocol-Version` header names a version the handshake era does not know. Here every
 POST, GET and DELETE takes the SDK's 2025-11-25 path instead, so a 2026-07-28 request meets
