@@ -83,6 +83,12 @@ def _judge_note(note_id, uri, expected, request, outcome):
             failed(f"{story}, you returned {key} = {short(got.get(key))}; the front matter says {short(expected[key])}.",
                    hint=_header_hint(key, got.get(key)))
             return False
+    beyond = [key for key in got if key not in HEADER_KEYS]  # the lab's front matter has exactly these four keys
+    if beyond:
+        failed(f"{story}, you also returned {', '.join(map(repr, beyond[:3]))}, which the front matter does not have: "
+               "your parser read on past the front matter, into the note's body.",
+               hint="The front matter is the lines between the first two --- lines; a body line can hold a colon too.")
+        return False
     return True
 
 

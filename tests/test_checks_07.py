@@ -46,6 +46,23 @@ def test_templated_read_through_the_tool(verdict, lab):
 
 # --- task 2: complete, then get the prompt -----------------------------------------------------------
 
+
+def header_read_past_the_front_matter(request, template, note_id):
+    """Every 'key: value' line of the resource, body included: the body of spindle-density has such lines."""
+    text = request("resources/read", {"uri": template.replace("{note_id}", note_id)})["result"]["contents"][0]["text"]
+    header = {}
+    for line in text.splitlines():
+        if ": " in line:
+            key, value = line.split(": ", 1)
+            header.setdefault(key, value)
+    header["tags"] = [tag.strip() for tag in header["tags"].strip("[]").split(",")]
+    return header
+
+
+def test_templated_read_past_the_front_matter(verdict, lab):
+    out = verdict(checks.check_templated_read, header_read_past_the_front_matter, lab)
+    assert out.startswith("✗") and "'Question'" in out and "past the front matter" in out, out
+
 def summary_prompt(request, prefix, audience, *, name="summarise_topic", use_prefix=False, check_empty=True, arguments=True):
     completion = request("completion/complete", {"ref": {"type": "ref/prompt", "name": name},
                                                  "argument": {"name": "topic", "value": prefix}})
