@@ -53,16 +53,19 @@ FAULTS = [
               "-32020 HeaderMismatch, with status 400."),
     Fault("get-instead-of-post", "a GET, the way a legacy client opened its event stream", "",
           {"Accept": "text/event-stream"}, verb="GET",
-          why="A 2026-07-28 endpoint accepts only POST. GET (and DELETE) get 405 Method Not Allowed with "
-              "\"Allow: POST\" and no JSON-RPC body."),
+          why="A 2026-07-28 endpoint takes only POST: the spec says a server serving only this revision answers "
+              "GET (and DELETE) with 405 Method Not Allowed, and HTTP puts the methods it takes in an Allow "
+              "header (\"Allow: POST\"). There is no JSON-RPC body."),
     Fault("no-envelope", "params has no _meta envelope", _frame("tools/list", {}, meta=None),
           why="The envelope keys are required on every request, so the params are invalid: -32602. For this "
               "case the spec requires status 400; for other -32602 errors it names no status, and 400 is the "
               "SDK's choice."),
     Fault("foreign-origin", "the Origin header names a web page on another site",
           _frame("tools/list"), {"Origin": "http://evil.example"},
-          why="A local server must refuse requests a web page sends from another origin (DNS rebinding). "
-              "The SDK answers 403 with the plain text \"Invalid Origin header\": no JSON-RPC at all."),
+          why="The spec says a server checks Origin on every request and answers 403 when it is present and not "
+              "allowed. It names DNS rebinding as the reason; the same check stops a page on another site that "
+              "makes your browser POST here. The SDK answers 403 with the plain text \"Invalid Origin header\": "
+              "no JSON-RPC at all (the spec allows an id-less JSON-RPC error there, and does not require one)."),
     Fault("unknown-method", "the method does not exist in 2026-07-28 (ping was removed)", _frame("ping"),
           why="An unknown method is -32601 Method not found, and on HTTP it is a 404. The JSON body is what "
               "tells it apart from a plain 404 of a server that is not there."),
@@ -74,12 +77,13 @@ FAULTS = [
           _frame("server/discover"), {"MCP-Protocol-Version": None},
           why="SDK 2.3.0 routes on this header alone: without it the POST goes to the legacy (handshake-era) "
               "transport, which wants a session id first: -32600 \"Missing session ID\" with status 400 (the "
-              "spec names no status for -32600; 400 is the SDK's mapping). The spec asks for a rejection too, "
-              "but through the modern rules."),
+              "spec names no status for -32600; 400 is the SDK's mapping). The spec asks a server that does not "
+              "serve clients older than 2025-06-18 to refuse it as a missing required header: 400 with -32020."),
     Fault("not-json", "the body is cut off before its closing brace", _frame("tools/list")[:-1],
           {"Mcp-Method": "tools/list"},
-          why="Bytes that do not parse as JSON are -32700 Parse error, with id null because the id could "
-              "not be read. The spec names no HTTP status for -32700; 400 is the SDK's mapping."),
+          why="Bytes that do not parse as JSON are JSON-RPC's -32700 Parse error, with id null because the id "
+              "could not be read (JSON-RPC writes null; MCP's schema would leave the id out). The spec names no "
+              "HTTP status for -32700; 400 is the SDK's mapping."),
 ]
 FAULT_NAMES = [fault.name for fault in FAULTS]
 

@@ -15,6 +15,9 @@ REQUESTS = [
     frames.request("prompts/get", {"name": "summarise_topic", "arguments": {"topic": "sleep spindles"}}, id=4),
 ]
 NAMED_BY = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}  # where Mcp-Name comes from
+# A body naming a version the lab does not serve: headers that repeat it get -32022, a hard-coded version -32020.
+OTHER_VERSION = "2027-01-01"
+VERSION_PROBE = frames.request("server/discover", id=5, meta={frames.PROTOCOL_VERSION_KEY: OTHER_VERSION})
 
 
 def check_routing_headers(routing_headers, lab=None):
@@ -23,7 +26,7 @@ def check_routing_headers(routing_headers, lab=None):
         not_done("define routing_headers(frame) first.")
         return
     given_headers = []
-    for frame in REQUESTS:
+    for frame in [*REQUESTS, VERSION_PROBE]:
         outcome = attempt(routing_headers, copy.deepcopy(frame))
         if outcome.not_done:
             not_done("routing_headers still raises NotImplementedError. Return a dict of header name to value.")
@@ -42,7 +45,16 @@ def check_routing_headers(routing_headers, lab=None):
                    hint="Header names and values are printable ASCII on one line; MCP sends other text as "
                         "=?base64?...?=.")
             return
+        named = {str(name).lower(): value for name, value in given.items()}
+        if "mcp-name" in named and frame["method"] not in NAMED_BY:
+            failed(f"Your headers give {frame['method']} an Mcp-Name ({named['mcp-name']!r}), but its body names "
+                   "no tool, prompt or resource: that header repeats nothing from the body.",
+                   hint="The lab server let it through, yet a proxy that routes on Mcp-Name would act on a name "
+                        "the request does not have.",
+                   more="The spec defines Mcp-Name only for tools/call, prompts/get and resources/read.")
+            return
         given_headers.append(given)
+    probe_headers = given_headers.pop()
     with http_lab(lab) as wire:
         for frame, given in zip(REQUESTS, given_headers):
             # Drop the headers mcpwire would derive, so only the learner's routing headers go out.
@@ -55,8 +67,20 @@ def check_routing_headers(routing_headers, lab=None):
                        server=server_said(reply.message) if reply.message is not None else reply.text or "an empty body",
                        hint=hint, more=more)
                 return
+        probe = wire.send(VERSION_PROBE, {**{name: None for name in ROUTING}, **probe_headers})
+        if probe.code != -32022:
+            named = {name.lower(): value for name, value in probe_headers.items()}
+            failed(f"For a body whose envelope names version {OTHER_VERSION!r}, your MCP-Protocol-Version header is "
+                   f"{named.get('mcp-protocol-version')!r} (HTTP {probe.status}).",
+                   server=server_said(probe.message) if probe.message is not None else probe.text or "an empty body",
+                   hint="The header repeats the version this request's body names, whatever it is.",
+                   more=f"Read it from params._meta. With headers that agree, the lab answers {OTHER_VERSION} with "
+                        "-32022 (a version it does not serve), not -32020.")
+            return
     passed("Your headers routed all four requests: server/discover, tools/call (Mcp-Name: search_notes), "
-           "resources/read (Mcp-Name: notes://welcome) and prompts/get (Mcp-Name: summarise_topic).")
+           "resources/read (Mcp-Name: notes://welcome) and prompts/get (Mcp-Name: summarise_topic); and for a "
+           f"body naming version {OTHER_VERSION} your header repeated it (the lab answered -32022, a version it "
+           "does not serve).")
 
 
 def _hints_for(frame, given):

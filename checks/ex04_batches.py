@@ -52,6 +52,11 @@ def _prediction_right(prediction, actual, reply):
                server=answered)
         return False
     status, code, reply_id = prediction
+    if not _is_int(status) or not (code is None or _is_int(code)):
+        failed(f"batch_prediction holds status {status!r} and code {code!r}; both are whole numbers "
+               "(the code None when you expect no error).",
+               hint="An HTTP status is an integer such as 200, and a JSON-RPC error code an integer such as -32601.")
+        return False
     if status != actual[0] or code != actual[1]:
         if status == 200:
             problem = (f"You predicted status 200, as if the server answered the batch with an array of "
@@ -85,12 +90,21 @@ def _check_bodies(bodies, http):
         failed(f"split_batch returned {len(bodies)} bodies for the {len(BATCH)} requests in the batch.",
                hint="One body per item of the array: no more, no fewer.")
         return
-    answered = []
-    for number, body in enumerate(bodies, start=1):
+    texts = []
+    for number, (body, request) in enumerate(zip(bodies, BATCH), start=1):
         text = _as_text(body)
         if text is None:
             failed(f"Body {number} is {short(body)}: a body must be JSON text (a str) or a dict.")
             return
+        changed = _changed_members(text, request)
+        if changed:
+            failed(f"Body {number} is not request {number} of the batch as it was: {changed}.",
+                   hint="Each item of the array is already a complete request: send it as it is, in the order "
+                        "of the array.")
+            return
+        texts.append(text)
+    answered = []
+    for number, text in enumerate(texts, start=1):
         reply = http.send_raw(text)
         if reply is None or not reply.ok:
             server = said(reply.message) if reply is not None else "nothing within the timeout"
@@ -105,6 +119,24 @@ def _check_bodies(bodies, http):
         return
     passed(f"A batch gets one -32600 with id null (HTTP 400) and runs nothing; your {len(bodies)} bodies were "
            f"each answered on their own, ids {', '.join(map(str, answered))}.")
+
+
+def _changed_members(text, request):
+    """What differs between a body and the request it should carry, in a few words ("" when nothing does)."""
+    try:
+        sent = json.loads(text)
+    except ValueError:
+        return ""  # not JSON: sending it shows the server's -32700, which says more
+    if not isinstance(sent, dict):
+        return f"it is {short(sent, 60)}, not one request object"
+    differs = [name for name in sorted(set(sent) | set(request)) if sent.get(name, ...) != request.get(name, ...)]
+    if not differs:
+        return ""
+    return "its " + ", ".join(f"{name} is {short(sent[name]) if name in sent else 'missing'}" for name in differs)
+
+
+def _is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _as_text(body):

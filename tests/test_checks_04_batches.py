@@ -55,3 +55,33 @@ def test_python_text_instead_of_json_is_explained(verdict, http):
 def test_the_stub_is_not_done(verdict, http):
     assert verdict(checks.check_batch, (..., ..., ...), stub, http).startswith("not done yet: replace each ...")
     assert verdict(checks.check_batch, RIGHT, stub, http).startswith("not done yet: split_batch")
+
+
+def _each(change):
+    return lambda body: [json.dumps(change(request)) for request in json.loads(body)]
+
+
+# Each changed request is still answered (a tool's isError result, a notification's 202), so only comparing the
+# bodies with the batch's own requests catches it.
+@pytest.mark.parametrize("split_batch, phrase", [
+    (_each(lambda r: {**r, "method": "server/discover", "params": {"_meta": r["params"]["_meta"]}}),
+     "Body 2 is not request 2 of the batch as it was: its method is server/discover"),
+    (_each(lambda r: {**r, "params": {k: v for k, v in r["params"].items() if k != "arguments"}}),
+     "Body 3 is not request 3 of the batch as it was: its params is"),
+    (_each(lambda r: {k: v for k, v in r.items() if k != "id"}), "Body 1 is not request 1 of the batch as it was: "
+                                                                  "its id is missing"),
+    (lambda body: [json.dumps(r) for r in reversed(json.loads(body))], "Body 1 is not request 1 of the batch as it "
+                                                                        "was: its id is 3"),
+    (lambda body: [json.dumps([r]) for r in json.loads(body)], "Body 1 is not request 1 of the batch as it was: "
+                                                               "it is [{"),
+], ids=["every-body-a-discover", "arguments-dropped", "ids-dropped", "order-reversed", "each-in-its-own-array"])
+def test_a_body_that_is_not_its_request_is_explained(verdict, http, split_batch, phrase):
+    out = verdict(checks.check_batch, RIGHT, split_batch, http)
+    assert out.startswith(f"✗ {phrase}") and "send it as it is" in out, out
+
+
+@pytest.mark.parametrize("prediction", [(400.0, -32600, None), ("400", -32600, None), (400, True, None)],
+                         ids=["float-status", "status-as-text", "bool-code"])
+def test_a_prediction_that_is_not_whole_numbers_is_explained(verdict, http, prediction):
+    out = verdict(checks.check_batch, prediction, split, http)
+    assert out.startswith("✗ batch_prediction holds status") and "both are whole numbers" in out, out

@@ -178,6 +178,15 @@ ROUTING_WRONG = [
     pytest.param(lambda f: {key: 1 for key in routing()(f)}, ("values are strings",), id="non-string-values"),
     pytest.param(lambda f: {**routing()(f), "Mcp-Name": "séance"} if f["method"] == "tools/call" else routing()(f),
                  ("cannot go on the wire",), id="non-ascii-value"),
+    # The four requests all name 2026-07-28, so only a body naming another version shows a hard-coded header.
+    pytest.param(lambda f: {**routing()(f), "MCP-Protocol-Version": "2026-07-28"},
+                 ("names version '2027-01-01'", "your MCP-Protocol-Version header is '2026-07-28'", "-32020"),
+                 id="hard-coded-version"),
+    # The lab accepts an Mcp-Name on server/discover, so the check itself must refuse a header that mirrors nothing.
+    pytest.param(routing(extra_name=True), ("give server/discover an Mcp-Name ('server/discover')",
+                                            "repeats nothing from the body"), id="name-for-every-method"),
+    pytest.param(lambda f: {"Mcp-Name": "", **routing()(f)}, ("give server/discover an Mcp-Name ('')",),
+                 id="empty-name-for-every-method"),
 ]
 
 
