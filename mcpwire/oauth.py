@@ -2,9 +2,10 @@
 
 `OAuth` answers a `401`/`403` challenge: it reads `WWW-Authenticate`, fetches the protected
 resource metadata (RFC 9728) and the authorization server metadata (RFC 8414, then OpenID
-discovery), checks the issuer, picks a client registration (pre-registered, a Client ID
-Metadata Document, or dynamic registration), runs the authorization code flow with PKCE S256,
-`resource` (RFC 8707), `state` and the `iss` check (RFC 9207), and keeps the tokens.
+discovery), checks the issuer and that the server lists PKCE with S256, picks a client registration
+(pre-registered, a Client ID Metadata Document, or dynamic registration), runs the authorization
+code flow with PKCE S256, `resource` (RFC 8707), `state` and the `iss` check (RFC 9207), and keeps
+the tokens.
 `HttpWire(url, auth=OAuth(...))` uses it on every request and records its exchanges in the
 wire's transcript; `auth.attach(wire)` and `auth.send(wire, frame)` do the same for a wire made without it.
 

@@ -66,7 +66,7 @@ def stop():
     yield started.append
     for process in started:
         process.terminate()
-        process.wait(timeout=10)
+        process.wait(timeout=30)  # it exits in well under a second; a CI machine under load once took over 10
 
 
 def read_response(sock, buffer=b""):
