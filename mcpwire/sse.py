@@ -2,9 +2,11 @@
 
 An event is a block of `field: value` lines ended by a blank line; `data:` lines
 carry the JSON-RPC message, lines starting with `:` are comments (keep-alives).
-The SSE format lets a line end in CRLF, LF or CR (SDK 2.3.0 happens to write CRLF);
-a CR that ends one chunk ends its line at once, and an LF that opens the next chunk
-is then the second half of that CRLF, not an empty line.
+The SSE format (WHATWG HTML, "Server-sent events") lets a line end in CRLF, LF or CR
+(SDK 2.3.0 happens to write CRLF); a CR that ends one chunk ends its line at once, and
+an LF that opens the next chunk is then the second half of that CRLF, not an empty line.
+As the format says, one byte order mark opening the stream is ignored, an empty `event:`
+means the default type "message", and an event the stream ends before finishing is dropped.
 """
 
 import re
@@ -27,6 +29,7 @@ class SseParser:
         self._after_cr = False  # the last chunk ended in a CR: an LF opening the next one belongs to it
         self._fields = {}
         self._data = []
+        self._first_line = True  # only the stream's first line may open with a byte order mark
         self.payload_bytes = 0  # bytes of `data` values: the JSON the stream carried
 
     def feed(self, chunk):
@@ -48,11 +51,14 @@ class SseParser:
         return events
 
     def _line(self, line):
+        if self._first_line:
+            self._first_line = False
+            line = line.removeprefix("\ufeff")
         if line == "":
             if not self._data:
                 self._fields = {}
                 return None
-            event = Event(self._fields.get("event", "message"), "\n".join(self._data))
+            event = Event(self._fields.get("event") or "message", "\n".join(self._data))
             self._fields, self._data = {}, []
             return event
         if line.startswith(":"):
@@ -73,7 +79,5 @@ class SseParser:
 
 
 def parse(stream):
-    """All events in a complete stream (bytes or str)."""
-    parser = SseParser()
-    events = parser.feed(stream.encode("utf-8") if isinstance(stream, str) else stream)
-    return events + parser.feed(b"\n\n") if parser.unfinished else events
+    """The finished events of a whole stream (bytes or str); an event cut off by the end of the stream is dropped."""
+    return SseParser().feed(stream.encode("utf-8") if isinstance(stream, str) else stream)

@@ -50,3 +50,26 @@ def test_a_stream_whose_lines_end_in_cr_delivers_its_last_event_without_more_byt
 def test_mixed_line_endings_in_one_stream():
     stream = f"data: {PROGRESS}\r\n\ndata: {FINAL}\r\r".encode()
     assert [e.data for e in sse.parse(stream)] == [PROGRESS, FINAL]
+
+
+def test_a_byte_order_mark_opening_the_stream_is_ignored_even_split_across_chunks():
+    stream = f"\ufeffdata: {FINAL}\n\n".encode()
+    parser = sse.SseParser()
+    events = parser.feed(stream[:2]) + parser.feed(stream[2:])
+    assert [e.data for e in events] == [FINAL]
+
+
+def test_an_empty_event_field_means_the_default_type():
+    # "event:" with no value must not give the event an empty type: a client dispatching on it would drop it.
+    assert [e.event for e in sse.parse(f"event:\ndata: {FINAL}\n\n")] == ["message"]
+
+
+def test_an_event_the_stream_ends_before_finishing_is_dropped():
+    # The format says an event without its closing empty line is never dispatched: a broken stream's last,
+    # half-written response must not be read as the answer.
+    assert [e.data for e in sse.parse(f"data: {PROGRESS}\n\ndata: {FINAL}\n")] == [PROGRESS]
+
+
+def test_a_data_line_without_a_space_and_a_line_without_a_colon():
+    events = sse.parse(f"data:{FINAL}\n\ndata\n\n")
+    assert [e.data for e in events] == [FINAL, ""]
