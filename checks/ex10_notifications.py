@@ -38,9 +38,22 @@ def _stdio_messages(wire):
     return wire.notifications[start:] + [reply.message for reply in replies]
 
 
+def _fraction(params):
+    """progress / total, or None when the server left total out (the spec allows that)."""
+    return params["progress"] / params["total"] if "total" in params else None
+
+
 def _expected(messages, token):
-    return [m["params"]["progress"] / m["params"]["total"] for m in messages
+    return [_fraction(m["params"]) for m in messages
             if m.get("method") == "notifications/progress" and m["params"].get("progressToken") == token]
+
+
+def _without_total(messages, position):
+    """The messages with `total` left out of the progress notification at `position`, as a server unsure of it would."""
+    changed = copy.deepcopy(messages)
+    progress = [m for m in changed if m.get("method") == "notifications/progress"]
+    progress[position]["params"].pop("total", None)
+    return changed
 
 
 def check_progress_fractions(progress_fractions, lab=None, http_wire=None):
@@ -63,6 +76,8 @@ def check_progress_fractions(progress_fractions, lab=None, http_wire=None):
         ("the same stdio messages; token 7 (an integer)", mixed, 7),
         ("the events of one SSE reply over HTTP; token 'p-http'", sse, "p-http"),
         ("the same SSE events; token 'other', which no message carries", sse, "other"),
+        ("the same SSE events with total left out of the fifth notification, as a server that does not know its "
+         "total sends it; token 'p-http'", _without_total(sse, 4), "p-http"),
     ]
     for story, messages, token in cases:
         outcome = attempt(progress_fractions, copy.deepcopy(messages), token)
@@ -73,14 +88,16 @@ def check_progress_fractions(progress_fractions, lab=None, http_wire=None):
         if not _judge_fractions(f"The check gave your function {story}.", messages, token, outcome):
             return
     passed("progress_fractions followed both interleaved stdio calls and the SSE stream: 13 fractions each, "
-           "rising to 1.0, with the listen's acknowledgement, the responses and the other token's progress left out.")
+           "rising to 1.0, with the listen's acknowledgement, the responses and the other token's progress left out, "
+           "and None where a notification had no total.")
 
 
 def _judge_fractions(story, messages, token, outcome):
     expected = _expected(messages, token)
     if outcome.error:
         hint = ("Not every message is a progress notification: a response has no \"method\", the listen's "
-                "acknowledgement has no progressToken. Test with message.get(\"method\") and params.get(...).")
+                "acknowledgement has no progressToken, and a progress notification may have no total. Test with "
+                "message.get(\"method\") and params.get(...).")
         failed(f"{story} Your function raised {outcome.error_text}", hint=hint)
         return False
     given = outcome.value
@@ -99,6 +116,13 @@ def _judge_fractions(story, messages, token, outcome):
     progress = [m["params"]["progress"] for m in messages if m.get("method") == "notifications/progress"
                 and m["params"].get("progressToken") == token]
     for value, want, count in zip(given, expected, progress):
+        if want is None:
+            if value is not None:
+                failed(f"{story} For the notification without a total you returned {short(value)}.",
+                       hint="Without params.total there is no fraction to compute; the task asks for None in its "
+                            "place, not a guess.")
+                return False
+            continue
         if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isclose(value, want):
             if isinstance(value, (int, float)) and math.isclose(value, count):
                 hint = "That is params.progress itself; divide it by params.total."
@@ -112,8 +136,7 @@ def _judge_fractions(story, messages, token, outcome):
 
 
 def _expected_any_token(messages):
-    return [m["params"]["progress"] / m["params"]["total"] for m in messages
-            if m.get("method") == "notifications/progress"]
+    return [_fraction(m["params"]) for m in messages if m.get("method") == "notifications/progress"]
 
 
 class WatchedWire(StdioWire):

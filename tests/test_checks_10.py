@@ -12,7 +12,7 @@ def stub(*args):
 
 
 def progress_fractions(messages, token):
-    return [m["params"]["progress"] / m["params"]["total"] for m in messages
+    return [m["params"]["progress"] / m["params"]["total"] if "total" in m["params"] else None for m in messages
             if m.get("method") == "notifications/progress" and m["params"].get("progressToken") == token]
 
 
@@ -106,3 +106,20 @@ def test_never_cancelling(verdict):
             late = None
         return late, wire.request("server/discover")
     assert "never sent notifications/cancelled" in verdict(checks.check_cancel, only_waits)
+
+
+def test_fractions_that_assume_a_total(verdict, lab, http):
+    """The task asks for None where a notification has no total; the lab always sends one, so the check removes it."""
+    def assumes_total(messages, token):
+        return [m["params"]["progress"] / m["params"]["total"] for m in messages
+                if m.get("method") == "notifications/progress" and m["params"].get("progressToken") == token]
+    out = verdict(checks.check_progress_fractions, assumes_total, lab, http)
+    assert out.startswith("✗") and "total left out" in out and "raised KeyError" in out, out
+
+
+def test_fractions_that_guess_a_total(verdict, lab, http):
+    def guesses(messages, token):
+        return [m["params"]["progress"] / m["params"].get("total", 13) for m in messages
+                if m.get("method") == "notifications/progress" and m["params"].get("progressToken") == token]
+    out = verdict(checks.check_progress_fractions, guesses, lab, http)
+    assert out.startswith("✗") and "without a total you returned" in out and "not a guess" in out, out
