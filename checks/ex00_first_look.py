@@ -205,6 +205,7 @@ def check_send_one(send_one):
             return
         outcome = attempt(send_one, lab.proc, dict(DISCOVER), guard=REPLY_WAIT_S, unblock=lab.stop)
         received = lab.received()
+        ended = not outcome.hung and (lab.proc.stdin.closed or lab.proc.poll() is not None)
     if outcome.not_done:
         not_done("send_one still raises NotImplementedError. Write one line, flush, read one line, parse it.")
         return
@@ -229,6 +230,12 @@ def check_send_one(send_one):
             more = "Write compact JSON, with no indent: json.dumps's separators argument makes it compact."
         failed(f"The check sent server/discover with id {DISCOVER['id']}; the reply you returned is not its result.",
                server=server_said(reply), hint=hint, more=more)
+        return
+    if ended:
+        failed("send_one got the reply, but it closed the server's stdin, which ends the server: no second frame "
+               "can follow, and a bare SDK server answers a request still running at that moment with -32000 "
+               "\"Connection closed\", or not at all (lesson 01). This lab server answers it anyway.",
+               hint="Flushing sends the bytes without closing anything: keep stdin open for the next frame.")
         return
     passed(f"send_one wrote one line and read one back: the result for id {reply['id']}, from "
            f"{reply['result']['_meta']['io.modelcontextprotocol/serverInfo']['name']}.")

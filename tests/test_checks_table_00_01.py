@@ -129,6 +129,18 @@ def send_one_with_os_write(proc, message):
     return json.loads(proc.stdout.readline())
 
 
+def send_one_by_communicate(proc, message):
+    """communicate() writes, closes stdin and waits for the exit: the lab answers, a session is over."""
+    out, _ = proc.communicate(json.dumps(message).encode() + b"\n", timeout=10)
+    return json.loads(out.splitlines()[0])
+
+
+def send_one_closing_stdin(proc, message):
+    proc.stdin.write(json.dumps(message).encode() + b"\n")
+    proc.stdin.close()
+    return json.loads(proc.stdout.readline())
+
+
 SEND_RIGHT = [
     pytest.param(send_one(), id="solution"),
     pytest.param(send_one_with_os_write, id="os-write-unbuffered"),
@@ -139,6 +151,9 @@ SEND_WRONG = [
     pytest.param(send_one(compact=False), ("error -32700", "compact JSON"), id="pretty-printed"),
     pytest.param(send_one(parse=False), ("returned the raw line",), id="raw-line-returned"),
     pytest.param(send_one(encode=False), ("TypeError", "takes bytes"), id="str-to-a-bytes-pipe"),
+    pytest.param(send_one_by_communicate, ("closed the server's stdin", "keep stdin open"), id="communicate"),
+    pytest.param(send_one_closing_stdin, ("closed the server's stdin", "Flushing sends the bytes"),
+                 id="stdin-closed-instead-of-flushed"),
 ]
 
 
