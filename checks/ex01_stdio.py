@@ -102,11 +102,19 @@ def check_stdio_loop(send_and_match):
         outcome = attempt(send_and_match, lab.proc, [dict(f) for f in BATCH], TIMEOUT_S,
                           guard=TIMEOUT_S + GRACE_S, unblock=lab.stop)
         received = lab.received()
+        ended = not outcome.hung and (lab.proc.stdin.closed or lab.proc.poll() is not None)
     if outcome.not_done:
         not_done("send_and_match still raises NotImplementedError. Write every frame, then read lines "
                  "until each request id has its reply.")
         return
     if not _judge_matching(outcome, received):
+        return
+    if ended:
+        failed("Your loop filed every reply, but it closed the server's stdin, which ends the server: no frame can "
+               "follow. This lab server answers what it had read first; a bare SDK server answers a request still "
+               "running at that moment with -32000 \"Connection closed\", or not at all (lesson 01).",
+               hint="Flushing sends the bytes without closing anything: a client keeps stdin open for as long as it "
+                    "may send.")
         return
     with raw_process(SILENT_COMMAND, buffered=True) as proc:
         silent = attempt(send_and_match, proc, [dict(DISCOVER)], SILENT_TIMEOUT_S,

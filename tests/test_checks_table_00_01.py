@@ -234,7 +234,7 @@ def pump(stream, lines):
 
 
 def send_and_match(*, flush=True, newline=True, skip_notes=True, wait_for_all=False, deadline=True,
-                   by_position=False, raw=False, results_only=False):
+                   by_position=False, raw=False, results_only=False, close=False):
     def work(proc, frames, timeout=5.0):
         lines = queue.Queue()
         threading.Thread(target=pump, args=(proc.stdout, lines), daemon=True).start()
@@ -242,6 +242,8 @@ def send_and_match(*, flush=True, newline=True, skip_notes=True, wait_for_all=Fa
             proc.stdin.write(json.dumps(frame, separators=(",", ":")).encode() + (b"\n" if newline else b""))
         if flush:
             proc.stdin.flush()
+        if close:
+            proc.stdin.close()
         waiting = [f.get("id") for f in frames if "id" in f or wait_for_all]
         replies, order = {}, list(waiting)
         end = time.monotonic() + timeout
@@ -297,6 +299,8 @@ LOOP_WRONG = [
     pytest.param(send_and_match(results_only=True), ("Every request was answered", "TimeoutError",
                                                       "An error reply answers its request"),
                  id="error-replies-not-taken-for-replies"),
+    pytest.param(send_and_match(flush=False, close=True), ("closed the server's stdin", "keeps stdin open"),
+                 id="stdin-closed-instead-of-flushed"),
 ]
 
 
