@@ -23,6 +23,10 @@ ATTACKS = [
     ("Welcome", "is an uppercase alias: the same file on a case-insensitive disk"),
     ("w\u0435lcome", "has a Cyrillic е that looks like an e"),
     ("welcome.md", "is a file name, not an id"),
+    ("welc%6Fme", "is percent-encoded: the server uses it as it arrives, so decoding it first judges another id"),
+    ("%252e%252e%252fsecret", "is double-encoded: decoded twice, it is ../secret"),
+    ("spindle_density", "has an underscore, which the rule does not allow"),
+    ("sp\u0131ndle-density", "has a dotless ı (U+0131), which [a-z] matches under re.IGNORECASE without re.ASCII"),
     ("a--b", "has two hyphens in a row"),
     ("-welcome", "starts with a hyphen"),
     ("welcome-", "ends with a hyphen"),
@@ -88,6 +92,11 @@ def _more_for_attack(note_id):
         return "In Python's re, \\d and \\w (and [a-z] with re.IGNORECASE) match non-ASCII characters unless re.ASCII is set."
     if note_id.endswith("\n"):
         return "$ also matches just before a trailing newline; a match of the whole string does not."
+    if "%" in note_id:
+        return ("Judge the id exactly as it arrives: the server uses that string, not a decoded one, so a validator "
+                "that decodes first judges another id.")
+    if "_" in note_id:
+        return "The rule's characters are a-z, 0-9 and the hyphen; \\w also matches the underscore."
     if "-" in note_id and not any(ch in note_id for ch in "./\\%~"):
         return "A hyphen only ever sits between two letters or digits: never first, last or doubled."
     if len(note_id) > 64:

@@ -86,7 +86,7 @@ def guard_right(host, origin, port):
 
 def test_origin_guard_right(verdict, http):
     out = verdict(security.check_origin_guard, guard_right, http)
-    assert out.startswith("✓ Your guard served the 3 local requests and refused the 6 others")
+    assert out.startswith("✓ Your guard served the 3 local requests and refused the 9 others")
     assert "stricter than SDK 2.3.0" in out
 
 

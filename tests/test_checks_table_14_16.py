@@ -2,6 +2,7 @@
 
 import json
 import re
+from urllib.parse import unquote, urlsplit
 
 import pytest
 
@@ -63,6 +64,9 @@ FLAG_WRONG = [
                  ("flagged", "which is harmless"), id="flags-everything"),
     pytest.param(lambda reply, others: any(INVISIBLE.search(descriptions(t)) for t in reply["result"]["tools"]),
                  ("return the names of the flagged tools",), id="returns-a-bool"),
+    pytest.param(lambda reply, others: {t["name"] for t in reply["result"]["tools"] if not descriptions(t).isprintable()
+                                        or any(mark in descriptions(t) for mark in ("<", "://"))},
+                 ("did not flag get_alerts", "what it says"), id="shape-not-meaning"),
 ]
 
 
@@ -114,6 +118,12 @@ ID_WRONG = [
     pytest.param(lambda i: isinstance(i, str) and bool(re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", i)) and len(i) < 64,
                  ("refused 'xxxx", "Do not refuse more"), id="off-by-one-length"),
     pytest.param(lambda i: "yes" if is_safe()(i) else "no", ("return True or False",), id="returns-text"),
+    pytest.param(lambda i: isinstance(i, str) and is_safe()(unquote(i)), ("'welc%6Fme'", "exactly as it arrives"),
+                 id="decodes-first"),
+    pytest.param(is_safe(pattern=r"[a-z0-9_]+(?:-[a-z0-9_]+)*"), ("'spindle_density'", "underscore"),
+                 id="underscore-allowed"),
+    pytest.param(lambda i: isinstance(i, str) and i == i.lower() and is_safe(flags=re.IGNORECASE)(i),
+                 ("dotless", "re.IGNORECASE"), id="ignorecase-without-ascii"),
 ]
 
 
@@ -149,7 +159,7 @@ GUARD_RIGHT = [
     pytest.param(guard(), id="solution"),
     pytest.param(lambda host, origin, port: (421 if host.rsplit(":", 1) not in (["127.0.0.1", str(port)],
                                                                               ["localhost", str(port)])
-                                             else 403 if origin and origin.split("://")[-1] != host else None),
+                                             else 403 if origin and origin != f"http://{host}" else None),
                  id="origin-compared-with-host"),
 ]
 GUARD_WRONG = [
@@ -161,6 +171,15 @@ GUARD_WRONG = [
     pytest.param(lambda host, origin, port: 403 if origin else None, ("a page this endpoint served", "should answer 200"),
                  id="every-origin-refused"),
     pytest.param(lambda host, origin, port: 1 / 0, ("ZeroDivisionError",), id="raises"),
+    pytest.param(lambda host, origin, port: 421 if host.rsplit(":", 1)[0] not in ("127.0.0.1", "localhost") else
+                 403 if origin is not None and urlsplit(origin).hostname not in ("127.0.0.1", "localhost") else None,
+                 ("https at this address", "should answer 403"), id="origin-hostname-only"),
+    pytest.param(lambda host, origin, port: 421 if not host.startswith(("127.0.0.1:", "localhost")) else
+                 403 if origin and origin not in (f"http://127.0.0.1:{port}", f"http://localhost:{port}") else None,
+                 ("Host: localhost.evil.example", "should answer 421"), id="host-prefix-localhost"),
+    pytest.param(lambda host, origin, port: 421 if host not in (f"127.0.0.1:{port}", f"localhost:{port}") else
+                 403 if origin and not origin.startswith(("http://127.0.0.1", "http://localhost:")) else None,
+                 ("Origin: http://127.0.0.1.evil.example", "should answer 403"), id="origin-prefix-127"),
 ]
 
 
