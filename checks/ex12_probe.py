@@ -14,8 +14,9 @@ ERAS = ("modern", "legacy")
 def probe_replies():
     """(what was sent and to whom, the Reply, the era it proves), each really answered by a lab server."""
     future = {frames.PROTOCOL_VERSION_KEY: "2027-01-01"}
-    with HttpWire.labserver() as lab, HttpWire.labserver("--legacy-only") as old:
-        modern, legacy = HttpWire(lab.url), HttpWire(old.url)
+    with (HttpWire.labserver() as lab, HttpWire.labserver("--legacy-only") as old,
+          HttpWire.labserver("--legacy-only", "--stateless") as older):
+        modern, legacy, sessionless = HttpWire(lab.url), HttpWire(old.url), HttpWire(older.url)
         elsewhere = HttpWire(old.url.removesuffix("/mcp") + "/sse")
         return (
             ("server/discover to the dual-era lab", modern.send(frames.request("server/discover", id=1)), "modern"),
@@ -28,6 +29,10 @@ def probe_replies():
              "legacy"),
             ("server/discover to a URL where a server has no MCP endpoint",
              elsewhere.send(frames.request("server/discover", id=6)), "legacy"),
+            ("server/discover to a legacy server without sessions that ignores the version header",
+             sessionless.send(frames.request("server/discover", id=7)), "legacy"),
+            ("ping to a legacy server without sessions that ignores the version header",
+             sessionless.send(frames.request("ping", id=8)), "legacy"),
         )
 
 
@@ -66,8 +71,8 @@ def check_era_probe(era_of):
                    server=answer_of(reply), hint=hint_for(reply, said))
             return
     passed(f"era_of read all {len(cases)} answers right: a result with resultType or a modern error code "
-           "(-32020, -32021, -32022, or -32601 with a 404) means stay modern; any other 400 or 404 means "
-           "fall back to initialize.")
+           "(-32020, -32021, -32022, or -32601 with a 404) means stay modern; anything else (a result without "
+           "resultType, -32601 with a 200, any other 400 or 404) means fall back to initialize.")
 
 
 def hint_for(reply, said):
@@ -79,6 +84,12 @@ def hint_for(reply, said):
                 "no MCP endpoint there answers 404 with no JSON-RPC at all.")
     if said == "legacy":
         return "A result that carries resultType comes from a 2026-07-28 server."
+    if reply.ok:
+        return ("Every 2026-07-28 result carries resultType; a result without it comes from a server of an "
+                "earlier revision that served your request under its own rules.")
+    if reply.code == -32601:
+        return (f"-32601 proves a 2026-07-28 server only with a 404, the status such a server must send for a "
+                f"method it does not have; this one came with status {reply.status}.")
     if reply.code is not None:
         return (f"{reply.code} is a JSON-RPC error, but not one of the codes only a 2026-07-28 server sends: "
                 "an error body alone does not make a server modern.")

@@ -30,6 +30,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="with --http: serve only the 2025-11-25 handshake era (a legacy server for a dual-era client to probe)",
     )
     parser.add_argument(
+        "--stateless",
+        action="store_true",
+        help="with --legacy-only: keep no sessions and ignore the MCP-Protocol-Version header (an older legacy server)",
+    )
+    parser.add_argument(
         "--auth",
         action="store_true",
         help="with --http: protect the endpoint with OAuth 2.1 (scopes notes:read and notes:write) and start a "
@@ -88,7 +93,7 @@ def main(argv: list[str] | None = None) -> None:
         seed_folder(folder)
         mcp = build_server(NoteStore(folder), args.page_size)
         if args.http and args.legacy_only:
-            serve_legacy_http(mcp, args.port, until_stdin_closes=args.until_stdin_closes)
+            serve_legacy_http(mcp, args.port, sessions=not args.stateless, until_stdin_closes=args.until_stdin_closes)
         elif args.http:
             serve_http(mcp, args.port, until_stdin_closes=args.until_stdin_closes,
                        token_lifetime=args.token_lifetime if args.auth else None)

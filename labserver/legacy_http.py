@@ -5,6 +5,11 @@ switch for that: its session manager sends a POST to the 2026-07-28 path wheneve
 `MCP-Protocol-Version` header names a version the handshake era does not know. Here every
 POST, GET and DELETE takes the SDK's 2025-11-25 path instead, so a 2026-07-28 request meets
 what a legacy server answers: no session yet, `400 Bad Request: Missing session ID`.
+
+Without sessions (`--stateless`) it is an older kind of legacy server: it keeps no sessions and
+never reads the `MCP-Protocol-Version` header (a header that only 2025-06-18 introduced), so a
+2026-07-28 request is served as a legacy one: `server/discover` gets `-32601` with
+status 200, and an era-ambiguous method such as `ping` gets a result without `resultType`.
 """
 
 from __future__ import annotations
@@ -25,10 +30,13 @@ def header(scope: Scope, name: str) -> str | None:
     return next((value.decode("latin-1") for key, value in scope["headers"] if key == wanted), None)
 
 
-def serve_legacy_only(manager: StreamableHTTPSessionManager) -> None:
-    """Make the manager answer every request the 2025-11-25 way, with sessions."""
+def serve_legacy_only(manager: StreamableHTTPSessionManager, *, sessions: bool = True) -> None:
+    """Make the manager answer every request the 2025-11-25 way, with sessions or without."""
 
     async def handle(scope: Scope, receive: Receive, send: Send) -> None:
+        if not sessions:
+            await manager._handle_stateless_request(None, scope, receive, send)
+            return
         version = header(scope, MCP_PROTOCOL_VERSION_HEADER)
         session = header(scope, MCP_SESSION_ID_HEADER)
         # 2025-11-25: a request in a session that names a version the server does not
@@ -41,7 +49,7 @@ def serve_legacy_only(manager: StreamableHTTPSessionManager) -> None:
     manager.asgi_app = RequestBodyLimitMiddleware(handle, MAX_REQUEST_BODY_BYTES)
 
 
-def serve_legacy_http(mcp: MCPServer, port: int = 0, *, until_stdin_closes: bool = False) -> None:
+def serve_legacy_http(mcp: MCPServer, port: int = 0, *, sessions: bool = True, until_stdin_closes: bool = False) -> None:
     """Like labserver.http.serve_http, but a server that has never heard of 2026-07-28."""
     app = mcp.streamable_http_app(
         json_response=False,
@@ -49,7 +57,7 @@ def serve_legacy_http(mcp: MCPServer, port: int = 0, *, until_stdin_closes: bool
         max_request_body_size=MAX_REQUEST_BODY_BYTES,
         host=HOST,
     )
-    serve_legacy_only(mcp.session_manager)
+    serve_legacy_only(mcp.session_manager, sessions=sessions)
     try:
         sock = bind_local(port)
     except OSError as error:

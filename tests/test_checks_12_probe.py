@@ -30,12 +30,12 @@ def stub(reply):
 
 def test_every_probe_reply_is_a_real_answer_of_the_era_it_stands_for():
     cases = probe_replies()
-    assert [era for _, _, era in cases].count("legacy") == 2
+    assert [era for _, _, era in cases].count("legacy") == 4
     assert all(era_right(reply) == era for _, reply, era in cases)
 
 
 def test_right(verdict):
-    assert verdict(checks.check_era_probe, era_right).startswith("✓ era_of read all 6 answers right")
+    assert verdict(checks.check_era_probe, era_right).startswith("✓ era_of read all 8 answers right")
 
 
 def test_right_written_differently(verdict):
@@ -63,6 +63,36 @@ def test_only_unsupported_version_counted_as_modern(verdict):
         return "modern" if reply.ok or reply.code == -32022 else "legacy"
     out = verdict(checks.check_era_probe, only_32022)
     assert "wrong Mcp-Method header" in out and "-32020" in out
+
+
+def test_any_result_taken_for_modern(verdict):
+    # The result of a legacy server that served the request under its own rules has no resultType.
+    def result_is_modern(reply):
+        if reply.ok:
+            return "modern"
+        return "modern" if reply.code in MODERN_CODES or (reply.status, reply.code) == (404, -32601) else "legacy"
+    out = verdict(checks.check_era_probe, result_is_modern)
+    assert out.startswith("✗ era_of said 'modern' for the answer to ping to a legacy server without sessions")
+    assert "a result without it comes from a server of an earlier revision" in out
+
+
+def test_method_not_found_taken_for_modern_whatever_the_status(verdict):
+    def any_32601_is_modern(reply):
+        if reply.ok and "resultType" in reply.result:
+            return "modern"
+        return "modern" if reply.code in MODERN_CODES | {-32601} else "legacy"
+    out = verdict(checks.check_era_probe, any_32601_is_modern)
+    assert out.startswith("✗ era_of said 'modern' for the answer to server/discover to a legacy server without sessions")
+    assert "HTTP 200, error -32601" in out and "only with a 404" in out
+
+
+def test_status_200_taken_for_modern(verdict):
+    def ok_status_is_modern(reply):
+        if reply.status == 200:
+            return "modern"
+        return "modern" if reply.code in MODERN_CODES or (reply.status, reply.code) == (404, -32601) else "legacy"
+    out = verdict(checks.check_era_probe, ok_status_is_modern)
+    assert out.startswith("✗ era_of said 'modern' for the answer to server/discover to a legacy server without sessions")
 
 
 def test_a_function_that_crashes_on_a_plain_body(verdict):

@@ -70,3 +70,19 @@ def test_the_dual_era_lab_answers_the_same_probe_with_a_discover_result(http_wir
     assert reply.status == 200
     methods.validate_server_result("server/discover", "2026-07-28", reply.result)
     assert "2026-07-28" in reply.result["supportedVersions"]
+
+
+@pytest.fixture(scope="module")
+def sessionless():
+    with HttpWire.labserver("--legacy-only", "--stateless") as wire:
+        yield wire
+
+
+def test_without_sessions_a_modern_request_is_served_as_a_legacy_one(sessionless):
+    # What exercise 12 needs: an older legacy server answers 200, never with a modern code or resultType.
+    probe = HttpWire(sessionless.url)
+    discover = probe.send(frames.request("server/discover", id=1))
+    assert (discover.status, discover.code) == (200, -32601)
+    ping = probe.send(frames.request("ping", id=2))
+    assert ping.status == 200 and ping.result == {}
+    assert probe.session_id is None and "mcp-session-id" not in ping.headers
