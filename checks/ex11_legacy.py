@@ -26,6 +26,15 @@ LEGACY_SESSION = [
 ]
 """A legacy client's session as it wrote it: the handshake, then four bare requests."""
 
+OTHER_SESSION = [
+    {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+     "params": {"protocolVersion": "2025-06-18", "capabilities": {"sampling": {}},
+                "clientInfo": {"name": "field-notes", "version": "0.3.1"}}},
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    {"jsonrpc": "2.0", "id": 1, "method": "prompts/list"},
+]
+"""A second session, so an envelope copied from the first one shows."""
+
 # initialize frames for the first task, and the envelope each one should give
 INITIALIZE_CASES = [
     LEGACY_SESSION[0],
@@ -79,6 +88,10 @@ def _judge_envelope(initialize, meta):
         return False
     wanted = expected_envelope(initialize)
     version = meta.get(frames.PROTOCOL_VERSION_KEY)
+    if version is None and "protocolVersion" in meta:
+        failed(f"For {said} your envelope has the key 'protocolVersion' and no {frames.PROTOCOL_VERSION_KEY}.",
+               hint="Envelope keys carry the io.modelcontextprotocol/ prefix; a server reads only those.")
+        return False
     if version != frames.PROTOCOL_VERSION:
         hint = (f"The legacy version {version!r} belongs to the handshake. A request that names it in _meta "
                 "gets -32022 from a 2026-07-28 server.") if version == initialize["params"]["protocolVersion"] else (
@@ -87,14 +100,14 @@ def _judge_envelope(initialize, meta):
         return False
     for key, label in ((frames.CLIENT_CAPABILITIES_KEY, "capabilities"), (frames.CLIENT_INFO_KEY, "clientInfo")):
         if meta.get(key) != wanted[key]:
-            failed(f"For {said} your envelope has {key} = {short(meta.get(key))}; "
-                   f"the initialize declared {short(wanted[key])}.",
+            had = f"has {key} = {short(meta[key])}" if key in meta else f"has no {key}"
+            failed(f"For {said} your envelope {had}; the initialize declared {short(wanted[key])}.",
                    hint=f"Copy params[\"{label}\"] of the initialize as it is: what a legacy client said once, "
                         "a modern one says on every request.")
             return False
     extra = sorted(set(meta) - set(wanted))
     if extra:
-        failed(f"Your envelope has keys the 2026-07-28 envelope does not define: {extra}.",
+        failed(f"Your envelope has keys the initialize said nothing about: {extra}.",
                hint="Three keys: protocolVersion, clientCapabilities, clientInfo, each with the "
                     "io.modelcontextprotocol/ prefix.")
         return False
@@ -106,7 +119,8 @@ def check_translation(translate):
     if missing(translate):
         not_done("define translate(legacy_frames) first.")
         return
-    outcome = attempt(translate, copy.deepcopy(LEGACY_SESSION))
+    given = copy.deepcopy(LEGACY_SESSION)
+    outcome = attempt(translate, given)
     if outcome.not_done:
         not_done("translate still raises NotImplementedError. Return the list of 2026-07-28 frames.")
         return
@@ -117,12 +131,19 @@ def check_translation(translate):
     modern = outcome.value
     if not _judge_frames(modern):
         return
+    if given != LEGACY_SESSION:
+        changed = next(new for new, old in zip(given, LEGACY_SESSION) if new != old)
+        failed(f"translate changed the legacy frames it was given: one of them is now {short(changed)}",
+               hint="Build the new frames from copies (copy.deepcopy), so the legacy session stays as the client wrote it.")
+        return
     legacy_answers = _legacy_answers()
     modern_answers = _answers(modern, _modern_server)
     for frame in modern:
         legacy_reply, reply = legacy_answers[_key(frame["id"])], modern_answers[_key(frame["id"])]
         if not _judge_answer(frame, legacy_reply, reply):
             return
+    if not _judge_other_session(translate):
+        return
     requests = [f for f in LEGACY_SESSION if f["method"] not in HANDSHAKE]
     added = sum(len(frames.dumps(new)) - len(frames.dumps(old)) for new, old in zip(modern, requests))
     dropped = sum(len(frames.dumps(f)) + 1 for f in LEGACY_SESSION if f["method"] in HANDSHAKE)
@@ -179,11 +200,37 @@ def _judge_answer(frame, legacy_reply, reply):
                f"legacy client declared {short(declared)} in its initialize.",
                hint="What the client said once in initialize, it now says in every request: use envelope_from.")
         return False
+    info = LEGACY_SESSION[0]["params"]["clientInfo"]
+    if meta.get(frames.CLIENT_INFO_KEY) != info:
+        said = f"says {frames.CLIENT_INFO_KEY} = {short(meta[frames.CLIENT_INFO_KEY])}" if frames.CLIENT_INFO_KEY in meta \
+            else f"carries no {frames.CLIENT_INFO_KEY}"
+        failed(f"Your {label} {said}; the legacy client said {short(info)} in its initialize.",
+               hint="The server answered anyway, but a 2026-07-28 client SHOULD say who it is on every request: "
+                    "build the envelope with envelope_from.")
+        return False
     got = {k: v for k, v in reply.result.items() if k not in ENVELOPE_FIELDS}
     if got != legacy_reply.result:
         failed(f"Your {label} got a different answer than the legacy one: {short(got)}",
                server=f"to the legacy request: {short(legacy_reply.result)}",
                hint="Same method, same params (only _meta added): compare your frame with the legacy one.")
+        return False
+    return True
+
+
+def _judge_other_session(translate):
+    """The envelope must come from the session's own initialize, not from the one printed in the exercise."""
+    outcome = attempt(translate, copy.deepcopy(OTHER_SESSION))
+    if outcome.error or not isinstance(outcome.value, list) or not outcome.value:
+        failed(f"translate gave {short(outcome.error_text if outcome.error else outcome.value)} for another session: "
+               f"{frames.dumps(OTHER_SESSION[0])} and one request.",
+               hint="It should work for any legacy session, not only the one printed above.")
+        return False
+    wanted = expected_envelope(OTHER_SESSION[0])
+    meta = ((outcome.value[-1] if isinstance(outcome.value[-1], dict) else {}).get("params") or {}).get("_meta")
+    if meta != wanted:
+        failed(f"For another session, whose initialize says {frames.dumps(OTHER_SESSION[0]['params'])}, your request "
+               f"carries the envelope {short(meta)}.",
+               hint="Build the envelope from the session's own initialize, not from the one printed above.")
         return False
     return True
 

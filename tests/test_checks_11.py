@@ -54,6 +54,19 @@ def test_envelope_returning_a_frame(verdict):
     assert "not the _meta dict itself" in out
 
 
+def test_envelope_with_unprefixed_keys(verdict):
+    out = verdict(checks.check_envelope_from_initialize,
+                  lambda initialize: {key.removeprefix(PREFIX): value for key, value in envelope_right(initialize).items()})
+    assert out.startswith("✗") and "the key 'protocolVersion'" in out and "prefix" in out
+
+
+def test_envelope_with_a_log_level_nobody_asked_for(verdict):
+    # logLevel is a real 2026-07-28 envelope key, so the message must not call it unknown.
+    out = verdict(checks.check_envelope_from_initialize,
+                  lambda initialize: {**envelope_right(initialize), PREFIX + "logLevel": "info"})
+    assert out.startswith("✗") and "keys the initialize said nothing about" in out and "logLevel" in out
+
+
 def test_envelope_stub(verdict):
     assert verdict(checks.check_envelope_from_initialize, stub).startswith("not done yet")
 
@@ -103,6 +116,31 @@ def test_translation_without_params_for_tools_list(verdict):
         return [dict(f, params={**f["params"], "_meta": {}}) for f in legacy_frames if f["method"] not in HANDSHAKE]
     out = verdict(checks.check_translation, crashes)
     assert out.startswith("✗ translate raised KeyError") and "create them before adding _meta" in out
+
+
+def test_translation_without_client_info(verdict):
+    # The server accepts it (clientInfo is a SHOULD), so only the check can notice.
+    def anonymous(initialize):
+        return {key: value for key, value in envelope_right(initialize).items() if key != PREFIX + "clientInfo"}
+    out = verdict(checks.check_translation, lambda frames: translate_right(frames, anonymous))
+    assert out.startswith("✗") and "carries no io.modelcontextprotocol/clientInfo" in out and "SHOULD say who it is" in out
+
+
+def test_translation_with_the_printed_envelope_hard_coded(verdict):
+    printed = envelope_right(checks.LEGACY_SESSION[0])
+    out = verdict(checks.check_translation, lambda frames: translate_right(frames, lambda initialize: printed))
+    assert out.startswith("✗ For another session") and "session's own initialize" in out
+
+
+def test_translation_that_changes_the_legacy_frames(verdict):
+    def in_place(legacy_frames):
+        envelope = envelope_right(legacy_frames[0])
+        modern = [f for f in legacy_frames if f["method"] not in HANDSHAKE]
+        for frame in modern:
+            frame.setdefault("params", {})["_meta"] = envelope
+        return modern
+    out = verdict(checks.check_translation, in_place)
+    assert out.startswith("✗ translate changed the legacy frames it was given") and "copy.deepcopy" in out
 
 
 def test_translation_stub(verdict):

@@ -40,7 +40,8 @@ ENVELOPE_WRONG = [
     pytest.param(envelope_from(version=None), ("names the version '2025-11-25'", "-32022"), id="handshake-version"),
     pytest.param(envelope_from(capabilities=False), ("clientCapabilities = {}",), id="capabilities-dropped"),
     pytest.param(envelope_from(wrap=True), ("not the _meta dict itself",), id="returns-a-frame"),
-    pytest.param(envelope_from(prefix=""), ("protocolVersion",), id="keys-without-prefix"),
+    pytest.param(envelope_from(prefix=""), ("the key 'protocolVersion'", "prefix"), id="keys-without-prefix"),
+    pytest.param(envelope_from(info=False), ("has no io.modelcontextprotocol/clientInfo",), id="client-info-dropped"),
 ]
 
 
@@ -85,6 +86,10 @@ TRANSLATE_WRONG = [
                  id="legacy-version"),
     pytest.param(translate(create_params=False), ("raised KeyError", "create them before adding _meta"),
                  id="params-assumed"),
+    pytest.param(translate(envelope=envelope_from(info=False)), ("carries no io.modelcontextprotocol/clientInfo", "SHOULD say who it is"),
+                 id="client-info-dropped"),
+    pytest.param(translate(envelope=lambda initialize: envelope_from()(checks.LEGACY_SESSION[0])),
+                 ("For another session", "session's own initialize"), id="printed-envelope-hard-coded"),
 ]
 
 
