@@ -8,6 +8,7 @@ handshake)` sessions whose answers are known, then the bytes and tokens it measu
 import json
 
 from mcpwire import charts, count_tokens, dumps, frames
+from mcpwire.costs import TOKENIZER_NAME
 from mcpwire.stdio import StdioWire
 from .attempt import attempt, missing
 from .servers import stdio_lab
@@ -46,7 +47,8 @@ def check_model_copy(for_model, lab=None):
     one = count_tokens(dumps(result["structuredContent"]))
     both = count_tokens(result["content"][0]["text"]) + one
     passed(f"Your host gives the model {one} tokens for the result of {name}, where passing both halves would cost {both}; "
-           f"for {UNSTRUCTURED_CALL[0]}, which has no structuredContent, it passes the text blocks.")
+           f"for {UNSTRUCTURED_CALL[0]}, which has no structuredContent, it passes the text blocks. "
+           f"Tokens counted with {TOKENIZER_NAME}.")
 
 
 def _run(for_model, name, result):
@@ -125,6 +127,8 @@ KNOWN_SESSIONS = [
     ("a session whose totals pass each other between requests 2 and 3", [250] * 6, [150] * 6, 250, 3),
     ("a session whose totals are equal after request 3", [250] * 6, [150] * 6, 300, 4),
     ("a session where every modern request is the cheaper one", [100] * 6, [120] * 6, 500, None),
+    ("a session whose handshake costs less than one envelope", [250] * 6, [150] * 6, 50, 1),
+    ("a session whose totals pass each other only at its last request", [200] * 6, [100] * 6, 550, 6),
 ]
 
 
@@ -154,8 +158,8 @@ def check_break_even(first_costlier, lab=None):
             return
     found = {unit: expected_crossing(*costs) for unit, costs in measured.items()}
     passed(f"Over stdio the modern session has cost more from request {found['bytes']} in bytes and "
-           f"{found['tokens']} in tokens, as your function says; it also gets a tie and a session where the "
-           "envelope never costs more right.")
+           f"{found['tokens']} in tokens ({TOKENIZER_NAME}), as your function says; it also gets a tie, a crossing at the "
+           "first and at the last request, and a session where the envelope never costs more right.")
 
 
 def _judge_crossing(first_costlier, what, unit, modern, legacy, handshake, answer):
@@ -177,27 +181,31 @@ def _judge_crossing(first_costlier, what, unit, modern, legacy, handshake, answe
     if got is None or not isinstance(got, int) or isinstance(got, bool) or not 1 <= got <= len(modern):
         ours, theirs = _totals(modern, legacy, handshake, answer) if answer else _totals(modern, legacy, handshake,
                                                                                        len(modern))
-        failed(f"{given} your function returned {short(got)}.",
-               hint=(f"After {answer} requests the modern session has cost {ours} {unit} and the legacy one "
+        failed(f"{given} your function returned {'None' if got is None else short(got)}.",
+               hint=(f"After {_requests(answer)} the modern session has cost {ours} {unit} and the legacy one "
                      f"{theirs}, handshake included." if answer else
                      f"After all {len(modern)} requests the modern session has cost {ours} {unit}, the legacy one "
                      f"{theirs}: it never costs more, and None says so."))
         return False
     ours, theirs = _totals(modern, legacy, handshake, got)
     if ours == theirs:
-        failed(f"{given} your function returned {got}: after {got} requests both sessions have cost {ours} {unit}.",
+        failed(f"{given} your function returned {got}: after {_requests(got)} both sessions have cost {ours} {unit}.",
                hint="Equal is not more: the modern session has cost more only once its total is larger.")
     elif ours < theirs:
-        failed(f"{given} your function returned {got}, but after {got} requests the modern session has cost "
+        failed(f"{given} your function returned {got}, but after {_requests(got)} the modern session has cost "
                f"{ours} {unit} and the legacy one {theirs}, handshake included.",
                hint="Compare running totals, with the handshake counted in the legacy one; the first request is "
                     "request 1.")
     else:
         failed(f"{given} your function returned {got}, but the modern session has cost more already after "
-               f"{answer} requests: {sum(modern[:answer])} {unit} against "
+               f"{_requests(answer)}: {sum(modern[:answer])} {unit} against "
                f"{handshake + sum(legacy[:answer])}.",
                hint="Return the first request after which the modern total is larger.")
     return False
+
+
+def _requests(n):
+    return "1 request" if n == 1 else f"{n} requests"
 
 
 def _measure_stdio(lab):

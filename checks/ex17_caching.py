@@ -19,7 +19,14 @@ LISTS = [("tools/list", None), ("prompts/list", None), ("resources/templates/lis
          ("resources/list", None), ("resources/read", INDEX)]
 LISTEN = {"notifications": {"toolsListChanged": True, "resourcesListChanged": True,
                             "resourceSubscriptions": [INDEX["uri"]]}}
+WELCOME = {"uri": "notes://welcome"}
+CACHED_BEFORE_THE_NOTE = [("tools/list", None), ("prompts/list", None), ("resources/read", INDEX),
+                          ("resources/read", WELCOME), ("resources/list", None)]
+# What creating a note says nothing about: a cache must still answer these from its store.
+KEPT = [("tools/list", None, "tools/list", "no tool changed"), ("prompts/list", None, "prompts/list", "no prompt changed"),
+        ("resources/read", WELCOME, "resources/read of notes://welcome", "the server named only notes://index")]
 NOTIFICATION_WAIT_S = 10
+ABSENT = object()
 
 
 class _CountingSend:
@@ -29,6 +36,8 @@ class _CountingSend:
         self.wire = wire
         self.calls = 0
         self.bytes = 0
+        self.last = None  # the reply the learner's client was given last
+        self.ttl_ms = ABSENT  # ABSENT: the server's own ttlMs; None: drop it; a number: put that instead
 
     def __call__(self, method, params=None):
         # One id for every request: each is answered before the next goes out, so ids never collide,
@@ -36,7 +45,13 @@ class _CountingSend:
         reply = self.wire.send(frames.request(method, copy.deepcopy(params), id=1))
         self.calls += 1
         self.bytes += round_trip_cost(self.wire, reply)[0]
-        return reply.message
+        self.last = copy.deepcopy(reply.message)
+        result = self.last.get("result") if isinstance(self.last, dict) else None
+        if self.ttl_ms is not ABSENT and isinstance(result, dict):
+            result.pop("ttlMs", None)
+            if self.ttl_ms is not None:
+                result["ttlMs"] = self.ttl_ms
+        return self.last
 
 
 class _Session:
@@ -83,12 +98,13 @@ def check_cache_rules(client_class, lab=None):
         not_done("define the CachingClient class first.")
         return
     with stdio_lab(lab) as wire:
-        for rule in (_rule_ttl, _rule_key, _rule_not_cacheable):
+        for rule in (_rule_ttl, _rule_key, _rule_not_cacheable, _rule_zero_or_no_ttl):
             session = _Session(client_class, wire)
             if _broken(session, "send, clock") or not rule(session):
                 return
     passed("Your cache answered tools/list from its store at 4 minutes, asked again at 5 (its ttlMs), kept "
-           "notes://index and notes://welcome apart, and sent every tools/call and every error through.")
+           "notes://index and notes://welcome apart, sent every tools/call and every error through, and did not "
+           "reuse a list whose ttlMs was 0 or missing.")
 
 
 def _rule_ttl(session):
@@ -109,6 +125,11 @@ def _rule_ttl(session):
                 failed(f"Asked for tools/list {when}, your client sent the request again.",
                        hint="Store each cacheable reply with the clock() time you received it, and answer from the "
                             "store while clock() < received + ttlMs.")
+            return False
+        if sent and outcome.value is not session.send.last:
+            failed(f"Asked for tools/list {when}, your client returned {short(outcome.value)}, not the reply "
+                   "send() gave it.", hint="Return the reply as send() gave it (the whole dict, with its \"result\" "
+                                           "or its \"error\"), and store that same dict.")
             return False
         if not sent and outcome.value != first:
             failed(f"Asked for tools/list {when}, your client returned {short(outcome.value)}, "
@@ -152,6 +173,30 @@ def _rule_not_cacheable(session):
     return True
 
 
+def _rule_zero_or_no_ttl(session):
+    """A ttlMs of 0 is stale at once, and a missing one counts as 0: the spec's rules, whatever the method."""
+    cases = [(0, "with ttlMs 0 (what SDK 2.3.0 sends unless a server sets its own hints)",
+              "A ttlMs of 0 means stale at once: never answer from the store with it."),
+             (None, "without a ttlMs (what a server older than 2026-07-28 sends)",
+              "A missing ttlMs counts as 0, whatever the method: do not give it a default of your own.")]
+    for ttl_ms, what, why in cases:
+        session.send.ttl_ms = ttl_ms
+        try:
+            for _ in range(2):
+                sent, outcome = session.ask(0, "resources/list")
+                if outcome.error:
+                    _failed_call(outcome, "resources/list")
+                    return False
+                if not sent:
+                    failed(f"The check gave your client a resources/list reply {what}; asked again at the same "
+                           "moment, your client answered from its store.",
+                           hint=why + " Store only results with a ttlMs above 0.")
+                    return False
+        finally:
+            session.send.ttl_ms = ABSENT
+    return True
+
+
 def check_cache_invalidation(client_class):
     """notice(notification) must drop exactly the entries a list_changed or updated notification makes stale."""
     if missing(client_class):
@@ -163,7 +208,7 @@ def check_cache_invalidation(client_class):
         session = _Session(client_class, wire)
         if _broken(session, "send, clock"):
             return
-        for method, params in (("tools/list", None), ("resources/read", INDEX), ("resources/list", None)):
+        for method, params in CACHED_BEFORE_THE_NOTE:
             _, outcome = session.ask(0, method, params)
             if outcome.error:
                 _failed_call(outcome, method)
@@ -200,14 +245,49 @@ def check_cache_invalidation(client_class):
                    more="notifications/resources/list_changed stales every resources/list entry (and the "
                         "template list); drop them all.")
             return
-        sent, outcome = session.ask(1000, "tools/list")
-        if sent:
-            failed(f"After {said}, your client sent tools/list again although no tool changed.",
-                   hint="Drop only what a notification names: resources/list_changed stales the resource lists, "
-                        "tools/list_changed the tool list.")
+        for method, params, what, why in KEPT:
+            sent, outcome = session.ask(1000, method, params)
+            if outcome.error:
+                _failed_call(outcome, method)
+                return
+            if sent:
+                failed(f"After {said}, your client sent {what} again although {why}.",
+                       hint="Drop only what a notification names: resources/list_changed stales the resource lists, "
+                            "resources/updated the one uri it names, tools/list_changed the tool list.")
+                return
+        if not _list_changed_drops(session, said):
             return
     passed(f"After a note was created ({said}), your cache dropped the note index and the resource list, and kept "
-           "the tool list.")
+           "the tool list, the prompt list and notes://welcome; tools/list_changed and prompts/list_changed each "
+           "dropped their own list.")
+
+
+def _list_changed_drops(session, said):
+    """The lab's tools and prompts never change, so the check hands notice() what a server whose lists did sends."""
+    for kind, other in (("tools", "prompts"), ("prompts", "tools")):
+        notification = {"jsonrpc": "2.0", "method": f"notifications/{kind}/list_changed",
+                        "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": "listen"}}}
+        noticed = attempt(session.client.notice, copy.deepcopy(notification))
+        if noticed.error:
+            failed(f"notice raised {noticed.error_text} for {short(notification)}",
+                   hint="A list_changed notification has no uri: read params with .get().")
+            return False
+        sent, outcome = session.ask(2000, f"{kind}/list")
+        if outcome.error:
+            _failed_call(outcome, f"{kind}/list")
+            return False
+        if not sent:
+            failed(f"Given notifications/{kind}/list_changed (the lab never sends one, so the check made it as a "
+                   f"server whose {kind} changed would), your client still answered {kind}/list from its store.",
+                   hint=f"notifications/{kind}/list_changed stales every {kind}/list entry.")
+            return False
+        if kind == "tools":
+            sent, outcome = session.ask(2000, f"{other}/list")
+            if sent:
+                failed(f"Given notifications/tools/list_changed, your client also sent {other}/list again.",
+                       hint="Drop only what a notification names.")
+                return False
+    return True
 
 
 def _create_a_note(wire):
@@ -248,7 +328,7 @@ def measure_cache(client_class, lab=None, *, turn_ms=20_000, minutes=10):
     saved = plain.bytes - session.send.bytes
     print(f"{len(turns)} turns, {turn_ms // 1000} seconds apart, each asking for the same {len(LISTS)} lists: "
           f"{requests} requests")
-    print(f"{'':<22} {'round trips':>11} {'bytes':>9}")
+    print(f"{'':<22} {'round trips':>11} {'bytes':>9}   (bytes on the wire, both ways, stdio framing included)")
     print(f"{'without a cache':<22} {plain.calls:>11} {plain.bytes:>9}")
     print(f"{'with your cache':<22} {session.send.calls:>11} {session.send.bytes:>9}")
     print(f"saved: {plain.calls - session.send.calls} round trips and {saved} bytes "

@@ -179,8 +179,8 @@ class CachingClient:
             self.store.pop((partition, key), None)
 
     def summary(self):
-        """Round trips made and avoided, bytes sent and avoided."""
+        """Round trips made and avoided; bytes on the wire (both ways, framing included) moved and avoided."""
         hits = [e for e in self.log if not e.round_trip]
         sent = [e for e in self.log if e.round_trip]
         return {"requests": len(self.log), "round_trips": len(sent), "hits": len(hits),
-                "bytes_sent": sum(e.bytes for e in sent), "bytes_avoided": sum(e.bytes for e in hits)}
+                "wire_bytes": sum(e.bytes for e in sent), "bytes_avoided": sum(e.bytes for e in hits)}

@@ -105,6 +105,7 @@ def test_model_copy_right_answers_pass(verdict, lab, for_model):
     out = verdict(checks.check_model_copy, for_model, lab)
     assert out.startswith("✓ Your host gives the model 229 tokens for the result of search_notes, where passing both "
                           "halves would cost 539"), out
+    assert "Tokens counted with cl100k_base." in out
 
 
 @pytest.mark.parametrize("for_model, phrases", COPY_WRONG)
@@ -160,6 +161,19 @@ def zero_for_never(modern, legacy, handshake):
     return solution_crossing(modern, legacy, handshake) or 0
 
 
+def skips_the_first_request(modern, legacy, handshake):
+    ours, theirs = modern[0], handshake + legacy[0]
+    for number, (mine, bare) in enumerate(zip(modern[1:], legacy[1:]), start=2):
+        ours, theirs = ours + mine, theirs + bare
+        if ours > theirs:
+            return number
+    return None
+
+
+def stops_before_the_last_request(modern, legacy, handshake):
+    return next((n for n in range(1, len(modern)) if sum(modern[:n]) > handshake + sum(legacy[:n])), None)
+
+
 def never_returns(modern, legacy, handshake):
     while True:
         time.sleep(0.05)
@@ -176,20 +190,26 @@ CROSSING_WRONG = [
     pytest.param(request_by_request, ("returned 1", "Compare running totals"), id="request-by-request"),
     pytest.param(zero_for_never, ("where every modern request is the cheaper one", "returned 0", "None says so"),
                  id="zero-for-never"),
+    pytest.param(skips_the_first_request, ("handshake costs less than one envelope", "returned 2",
+                                           "already after 1 request:"), id="skips-the-first-request"),
+    pytest.param(stops_before_the_last_request, ("only at its last request", "returned None",
+                                                 "After 6 requests the modern session has cost 1200 bytes"),
+                 id="stops-before-the-last-request"),
     pytest.param(never_returns, ("did not return within 5 s",), id="a-loop-that-never-ends"),
 ]
 
 
 def test_the_known_sessions_have_the_answers_the_check_gives():
     assert [expected_crossing(m, leg, h) for _, m, leg, h, _ in KNOWN_SESSIONS] == [s[-1] for s in KNOWN_SESSIONS]
-    assert [solution_crossing(m, leg, h) for _, m, leg, h, _ in KNOWN_SESSIONS] == [3, 4, None]
+    assert [solution_crossing(m, leg, h) for _, m, leg, h, _ in KNOWN_SESSIONS] == [3, 4, None, 1, 6]
 
 
 @pytest.mark.parametrize("first_costlier", CROSSING_RIGHT, ids=lambda f: f.__name__)
 def test_break_even_right_answers_pass(verdict, lab, first_costlier):
     out = verdict(checks.check_break_even, first_costlier, lab)
     # The lesson's stdio figures: four requests, cycled, cross at request 3 in bytes and in tokens.
-    assert out.startswith("✓ Over stdio the modern session has cost more from request 3 in bytes and 3 in tokens"), out
+    assert out.startswith("✓ Over stdio the modern session has cost more from request 3 in bytes and 3 in tokens "
+                          "(cl100k_base)"), out
 
 
 @pytest.mark.parametrize("first_costlier, phrases", CROSSING_WRONG)

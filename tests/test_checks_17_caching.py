@@ -31,6 +31,7 @@ class RightCache:
 
     def notice(self, notification):
         stale = {"notifications/tools/list_changed": ["tools/list"],
+                 "notifications/prompts/list_changed": ["prompts/list"],
                  "notifications/resources/list_changed": ["resources/list", "resources/templates/list"]}
         for key in [k for k in self.entries if k[0] in stale.get(notification["method"], [])]:
             del self.entries[key]
@@ -67,6 +68,77 @@ class CachesEveryResult(RightCache):
         return super().request(method, params)
 
 
+class ReturnsTheResult(RightCache):
+    def request(self, method, params=None):
+        return super().request(method, params).get("result")
+
+
+class ZeroMeansForever(RightCache):
+    """Reads ttlMs 0 as "no expiry" instead of "stale at once"."""
+
+    def request(self, method, params=None):
+        key = (method, json.dumps(params or {}, sort_keys=True))
+        entry = self.entries.get(key)
+        if entry is not None and self.clock() < entry["received"] + entry["ttlMs"]:
+            return entry["reply"]
+        reply = self.send(method, params)
+        result = reply.get("result") or {}
+        if "ttlMs" in result:
+            self.entries[key] = {"reply": reply, "received": self.clock(), "ttlMs": result["ttlMs"] or float("inf")}
+        return reply
+
+
+class DefaultTtlForLists(RightCache):
+    """Gives the cacheable methods a minute of its own when the server sends no ttlMs."""
+
+    CACHEABLE = ("server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list",
+                 "resources/read")
+
+    def request(self, method, params=None):
+        key = (method, json.dumps(params or {}, sort_keys=True))
+        entry = self.entries.get(key)
+        if entry is not None and self.clock() < entry["received"] + entry["ttlMs"]:
+            return entry["reply"]
+        reply = self.send(method, params)
+        if method in self.CACHEABLE and "result" in reply:
+            ttl = reply["result"].get("ttlMs", 60_000)
+            self.entries[key] = {"reply": reply, "received": self.clock(), "ttlMs": ttl}
+        return reply
+
+
+class DropsEveryRead(RightCache):
+    def notice(self, notification):
+        if notification["method"] == "notifications/resources/updated":
+            for key in [k for k in self.entries if k[0] == "resources/read"]:
+                del self.entries[key]
+        else:
+            super().notice(notification)
+
+
+class DropsEveryResourceOnListChanged(RightCache):
+    def notice(self, notification):
+        if notification["method"] == "notifications/resources/list_changed":
+            for key in [k for k in self.entries if k[0].startswith("resources/")]:
+                del self.entries[key]
+        else:
+            super().notice(notification)
+
+
+class OnlyResourceNotifications(RightCache):
+    def notice(self, notification):
+        if notification["method"].startswith("notifications/resources/"):
+            super().notice(notification)
+
+
+class AnyListChangedDropsEveryList(RightCache):
+    def notice(self, notification):
+        if notification["method"].endswith("/list_changed"):
+            for key in [k for k in self.entries if k[0].endswith("/list")]:
+                del self.entries[key]
+        else:
+            super().notice(notification)
+
+
 class DeafToNotifications(RightCache):
     def notice(self, notification):
         pass
@@ -96,9 +168,37 @@ def test_cache_storing_what_has_no_ttl(verdict, lab):
     assert "The second tools/call" in out and "carries no ttlMs" in out
 
 
+def test_cache_returning_the_result_not_the_reply(verdict, lab):
+    out = verdict(checks.check_cache_rules, ReturnsTheResult, lab)
+    assert "not the reply send() gave it" in out and out.startswith("✗")
+
+
+def test_cache_keeping_a_zero_ttl_forever(verdict, lab):
+    out = verdict(checks.check_cache_rules, ZeroMeansForever, lab)
+    assert "with ttlMs 0" in out and "stale at once" in out
+
+
+def test_cache_giving_a_missing_ttl_a_default(verdict, lab):
+    out = verdict(checks.check_cache_rules, DefaultTtlForLists, lab)
+    assert "without a ttlMs" in out and "counts as 0" in out
+
+
+@pytest.mark.parametrize("work, phrases", [
+    (DropsEveryRead, ("sent resources/read of notes://welcome again although the server named only notes://index",
+                     "the one uri it names")),
+    (DropsEveryResourceOnListChanged, ("sent resources/read of notes://welcome again",)),
+    (OnlyResourceNotifications, ("Given notifications/tools/list_changed", "still answered tools/list")),
+    (AnyListChangedDropsEveryList, ("sent tools/list again although no tool changed",)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_cache_invalidation_dropping_the_wrong_entries(verdict, work, phrases):
+    out = verdict(checks.check_cache_invalidation, work)
+    assert out.startswith("✗") and all(phrase in out for phrase in phrases), out
+
+
 def test_cache_invalidation_right(verdict):
     out = verdict(checks.check_cache_invalidation, RightCache)
     assert out.startswith("✓ After a note was created") and "notifications/resources/updated" in out
+    assert "tools/list_changed and prompts/list_changed each dropped their own list" in out
 
 
 def test_cache_invalidation_ignored(verdict):
