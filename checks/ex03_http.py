@@ -18,6 +18,9 @@ NAMED_BY = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"
 # A body naming a version the lab does not serve: headers that repeat it get -32022, a hard-coded version -32020.
 OTHER_VERSION = "2027-01-01"
 VERSION_PROBE = frames.request("server/discover", id=5, meta={frames.PROTOCOL_VERSION_KEY: OTHER_VERSION})
+# A name with capitals (the lab has no such tool): header values are case-sensitive, so a lower-cased one is -32020.
+CASED_NAME = "Search_Notes"
+NAME_PROBE = frames.request("tools/call", {"name": CASED_NAME, "arguments": {}}, id=6)
 
 
 def check_routing_headers(routing_headers, lab=None):
@@ -26,7 +29,7 @@ def check_routing_headers(routing_headers, lab=None):
         not_done("define routing_headers(frame) first.")
         return
     given_headers = []
-    for frame in [*REQUESTS, VERSION_PROBE]:
+    for frame in [*REQUESTS, VERSION_PROBE, NAME_PROBE]:
         outcome = attempt(routing_headers, copy.deepcopy(frame))
         if outcome.not_done:
             not_done("routing_headers still raises NotImplementedError. Return a dict of header name to value.")
@@ -54,7 +57,7 @@ def check_routing_headers(routing_headers, lab=None):
                    more="The spec defines Mcp-Name only for tools/call, prompts/get and resources/read.")
             return
         given_headers.append(given)
-    probe_headers = given_headers.pop()
+    name_probe_headers, version_probe_headers = given_headers.pop(), given_headers.pop()
     with http_lab(lab) as wire:
         for frame, given in zip(REQUESTS, given_headers):
             # Drop the headers mcpwire would derive, so only the learner's routing headers go out.
@@ -67,9 +70,9 @@ def check_routing_headers(routing_headers, lab=None):
                        server=server_said(reply.message) if reply.message is not None else reply.text or "an empty body",
                        hint=hint, more=more)
                 return
-        probe = wire.send(VERSION_PROBE, {**{name: None for name in ROUTING}, **probe_headers})
+        probe = wire.send(VERSION_PROBE, {**{name: None for name in ROUTING}, **version_probe_headers})
         if probe.code != -32022:
-            named = {name.lower(): value for name, value in probe_headers.items()}
+            named = {name.lower(): value for name, value in version_probe_headers.items()}
             failed(f"For a body whose envelope names version {OTHER_VERSION!r}, your MCP-Protocol-Version header is "
                    f"{named.get('mcp-protocol-version')!r} (HTTP {probe.status}).",
                    server=server_said(probe.message) if probe.message is not None else probe.text or "an empty body",
@@ -77,10 +80,19 @@ def check_routing_headers(routing_headers, lab=None):
                    more=f"Read it from params._meta. With headers that agree, the lab answers {OTHER_VERSION} with "
                         "-32022 (a version it does not serve), not -32020.")
             return
+        probe = wire.send(NAME_PROBE, {**{name: None for name in ROUTING}, **name_probe_headers})
+        if probe.code == -32020:
+            named = {name.lower(): value for name, value in name_probe_headers.items()}
+            failed(f"For a tools/call of {CASED_NAME!r}, your headers say Mcp-Method "
+                   f"{named.get('mcp-method')!r} and Mcp-Name {named.get('mcp-name')!r} (HTTP {probe.status}).",
+                   server=server_said(probe.message),
+                   hint="Header names are case-insensitive; header values are not.",
+                   more="Repeat params.name exactly as the body writes it, capitals included.")
+            return
     passed("Your headers routed all four requests: server/discover, tools/call (Mcp-Name: search_notes), "
            "resources/read (Mcp-Name: notes://welcome) and prompts/get (Mcp-Name: summarise_topic); and for a "
            f"body naming version {OTHER_VERSION} your header repeated it (the lab answered -32022, a version it "
-           "does not serve).")
+           f"does not serve), as it repeated the capitals of {CASED_NAME}.")
 
 
 def _hints_for(frame, given):

@@ -187,6 +187,10 @@ ROUTING_WRONG = [
                                             "repeats nothing from the body"), id="name-for-every-method"),
     pytest.param(lambda f: {"Mcp-Name": "", **routing()(f)}, ("give server/discover an Mcp-Name ('')",),
                  id="empty-name-for-every-method"),
+    # Every name in the four requests is lower case already, so only the capitalised probe shows a lowered value.
+    pytest.param(lambda f: {name: value.lower() for name, value in routing()(f).items()},
+                 ("For a tools/call of 'Search_Notes'", "Mcp-Name 'search_notes'", "-32020", "values are not"),
+                 id="values-lower-cased"),
 ]
 
 
