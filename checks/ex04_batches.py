@@ -94,7 +94,7 @@ def _check_bodies(bodies, http):
     for number, (body, request) in enumerate(zip(bodies, BATCH), start=1):
         text = _as_text(body)
         if text is None:
-            failed(f"Body {number} is {short(body)}: a body must be JSON text (a str) or a dict.")
+            failed(f"Body {number} is {short(body)}: a body must be JSON text (a str, or UTF-8 bytes) or a dict.")
             return
         changed = _changed_members(text, request)
         if changed:
@@ -142,6 +142,11 @@ def _is_int(value):
 def _as_text(body):
     if isinstance(body, str):
         return body
+    if isinstance(body, bytes):  # what actually goes on the wire; JSON-RPC messages are UTF-8
+        try:
+            return body.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
     if isinstance(body, dict):
         try:
             return json.dumps(body, separators=(",", ":"), ensure_ascii=False)

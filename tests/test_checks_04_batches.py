@@ -25,7 +25,8 @@ def test_the_solution_passes(verdict, http):
 @pytest.mark.parametrize("prediction, split_batch", [
     ([400, -32600, None], lambda body: json.loads(body)),  # a list, and dicts for bodies
     (RIGHT, lambda body: [json.dumps(request, indent=2) for request in json.loads(body)]),
-], ids=["list-and-dicts", "pretty-printed-bodies"])
+    (RIGHT, lambda body: [json.dumps(request).encode() for request in json.loads(body)]),
+], ids=["list-and-dicts", "pretty-printed-bodies", "utf-8-bytes"])
 def test_a_right_answer_written_differently_passes(verdict, http, prediction, split_batch):
     assert verdict(checks.check_batch, prediction, split_batch, http).startswith("✓")
 
