@@ -103,7 +103,7 @@ def check_cache_rules(client_class, lab=None):
             if _broken(session, "send, clock") or not rule(session):
                 return
     passed("Your cache answered tools/list from its store at 4 minutes, asked again at 5 (its ttlMs), kept "
-           "notes://index and notes://welcome apart, sent every tools/call and every error through, and did not "
+           "notes://index and notes://welcome apart and two pages of resources/list too, sent every tools/call and every error through, and did not "
            "reuse a list whose ttlMs was 0 or missing.")
 
 
@@ -152,6 +152,27 @@ def _rule_key(session):
                    hint="The key is the method plus the params that shape the result, e.g. "
                         "(method, json.dumps(params, sort_keys=True)). Two URIs are two entries.")
             return False
+    return _pages_apart(session)
+
+
+def _pages_apart(session):
+    """The lab pages resources/list: a cursor is a param that shapes the result, so each page is its own entry."""
+    _, first = session.ask(0, "resources/list")
+    if first.error:
+        _failed_call(first, "resources/list")
+        return False
+    cursor = ((first.value or {}).get("result") or {}).get("nextCursor") if isinstance(first.value, dict) else None
+    if not cursor:
+        return True  # only a reply the learner's client changed has no cursor; the other rules judge that
+    sent, second = session.ask(0, "resources/list", {"cursor": cursor})
+    if second.error:
+        _failed_call(second, "resources/list")
+        return False
+    if not sent:
+        failed("Asked for the second page of resources/list (params {\"cursor\": …}), your client answered with "
+               "the first page from its store.",
+               hint="The cursor is one of the params that shape the result: each page is an entry of its own.")
+        return False
     return True
 
 

@@ -68,6 +68,20 @@ class CachesEveryResult(RightCache):
         return super().request(method, params)
 
 
+class KeyedByUri(RightCache):
+    """Keys a read by its uri and a list by its method: every page of a list is one entry."""
+
+    def request(self, method, params=None):
+        key = (method, (params or {}).get("uri"))
+        entry = self.entries.get(key)
+        if entry is not None and self.clock() < entry["received"] + entry["ttlMs"]:
+            return entry["reply"]
+        reply = self.send(method, params)
+        if (reply.get("result") or {}).get("ttlMs", 0) > 0:
+            self.entries[key] = {"reply": reply, "received": self.clock(), "ttlMs": reply["result"]["ttlMs"]}
+        return reply
+
+
 class ReturnsTheResult(RightCache):
     def request(self, method, params=None):
         return super().request(method, params).get("result")
@@ -166,6 +180,11 @@ def test_cache_keyed_by_method_only(verdict, lab):
 def test_cache_storing_what_has_no_ttl(verdict, lab):
     out = verdict(checks.check_cache_rules, CachesEveryResult, lab)
     assert "The second tools/call" in out and "carries no ttlMs" in out
+
+
+def test_cache_serving_one_page_for_every_cursor(verdict, lab):
+    out = verdict(checks.check_cache_rules, KeyedByUri, lab)
+    assert "second page of resources/list" in out and "each page is an entry of its own" in out
 
 
 def test_cache_returning_the_result_not_the_reply(verdict, lab):
