@@ -1,4 +1,4 @@
-"""Exercises 14, 15 and 16: each wrong answer a learner might write gets ✗ with a message naming its mistake."""
+"""Exercises 14, 15 and 17: each wrong answer a learner might write gets ✗ with a message naming its mistake."""
 
 import json
 import re
@@ -194,7 +194,7 @@ def test_origin_guard_wrong_answers_name_their_mistake(verdict, http, work, phra
     assert fails_naming(out, phrases), out
 
 
-# --- 11 · caching by ttlMs and invalidation ---------------------------------------------------------------------
+# --- 17 · caching by ttlMs and invalidation ---------------------------------------------------------------------
 
 class CachingClient:
     """The solution, with each line that matters behind a switch the subclasses below turn."""
