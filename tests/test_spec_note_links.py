@@ -11,8 +11,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted(str(p.relative_to(ROOT)) for folder in ("notebooks", "solutions") for p in (ROOT / folder).glob("*.ipynb"))
+# An anchor is the heading slugged by the spec site, which keeps a heading's "&" as %26.
 SPEC_LINK = re.compile(
-    r"\]\((https://modelcontextprotocol\.io/specification/(2026-07-28|2025-11-25)(/[a-z0-9/-]+)?(#[a-z0-9-]+)?"
+    r"\]\((https://modelcontextprotocol\.io/specification/(2026-07-28|2025-11-25)(/[a-z0-9/-]+)?(#(?:[a-z0-9-]|%26)+)?"
     r"|https://www\.jsonrpc\.org/specification#[a-z_]+)\)"
 )
 
