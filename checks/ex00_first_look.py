@@ -9,7 +9,7 @@ import jsonschema
 from mcpwire import frames
 from mcpwire.validate import validate
 from .attempt import attempt, missing
-from .servers import REPLY_WAIT_S, STARTUP_WAIT_S, recorded_lab, stdio_lab, stop
+from .servers import REPLY_WAIT_S, STARTUP_WAIT_S, recorded_lab, say_lab_did_not_start, stdio_lab, stop
 from .verdict import failed, not_done, passed, server_said, short
 
 DISCOVER = frames.request("server/discover", id=1)
@@ -200,8 +200,7 @@ def check_send_one(send_one):
         return
     with recorded_lab() as lab:
         if lab is None:
-            failed("The lab server did not start, so the check could not run your function.",
-                   hint="Restart the kernel and run the notebook from the top.")
+            say_lab_did_not_start()
             return
         outcome = attempt(send_one, lab.proc, dict(DISCOVER), guard=REPLY_WAIT_S, unblock=lab.stop)
         received = lab.received()

@@ -5,7 +5,7 @@ import json
 
 from mcpwire import frames
 from .attempt import attempt, missing
-from .servers import REPLY_WAIT_S, SILENT_COMMAND, raw_process, recorded_lab, stdio_lab, stop
+from .servers import REPLY_WAIT_S, SILENT_COMMAND, raw_process, recorded_lab, say_lab_did_not_start, stdio_lab, stop
 from .verdict import failed, not_done, passed, server_said, short
 
 # A wrong answer that blocks is stopped after TIMEOUT_S + GRACE_S seconds: under 5.
@@ -96,8 +96,7 @@ def check_stdio_loop(send_and_match):
         return
     with recorded_lab() as lab:
         if lab is None:
-            failed("The lab server did not start, so the check could not run your function.",
-                   hint="Restart the kernel and run the notebook from the top.")
+            say_lab_did_not_start()
             return
         outcome = attempt(send_and_match, lab.proc, [dict(f) for f in BATCH], TIMEOUT_S,
                           guard=TIMEOUT_S + GRACE_S, unblock=lab.stop)

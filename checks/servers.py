@@ -10,6 +10,7 @@ from mcpwire import frames, process
 from mcpwire.stdio import StdioWire
 from mcpwire.streamable_http import HttpWire
 from .attempt import attempt
+from .verdict import failed
 
 LAB_COMMAND = [sys.executable, "-m", "labserver"]
 REPLY_WAIT_S = 5  # how long a check waits for one reply from a server that is already running
@@ -74,7 +75,8 @@ import os, subprocess, sys, threading
 log_path, probe, *command = sys.argv[1:]
 server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
 server.stdin.write(probe.encode() + b"\\n")
-server.stdout.readline()
+if not server.stdout.readline():  # the server ended before answering: not ready, whatever it was sent
+    sys.exit(1)
 os.write(2, b"ready\\n")
 
 
@@ -135,6 +137,12 @@ def recorded_lab():
             yield RecordedLab(proc, log) if ready.value == b"ready\n" else None
         finally:
             stop(proc)
+
+
+def say_lab_did_not_start():
+    """What a check says when `recorded_lab()` gave None: the learner's function never ran."""
+    failed("The lab server did not start, so the check could not run your function.",
+           hint="Restart the kernel and run the notebook from the top.")
 
 
 def stop(server, grace=1.0):

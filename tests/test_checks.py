@@ -355,3 +355,11 @@ UNFINISHED = [
 def test_an_unfinished_task_is_not_done_yet(verdict, request, check, work, server):
     shared = (request.getfixturevalue(server),) if server else ()
     assert verdict(check, work, *shared).startswith("not done yet: ")
+
+
+@pytest.mark.parametrize("check, work", [(checks.check_send_one, lambda proc, frame: {}),
+                                         (checks.check_stdio_loop, lambda proc, frames, timeout: {})])
+def test_a_lab_server_that_cannot_start_is_said_plainly_and_nothing_passes(verdict, monkeypatch, check, work):
+    monkeypatch.setattr(checks.servers, "LAB_COMMAND", [sys.executable, "-c", "raise SystemExit(3)"])
+    out = verdict(check, work)
+    assert "The lab server did not start" in out and "Restart the kernel" in out and "✓" not in out
