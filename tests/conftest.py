@@ -2,6 +2,7 @@
 
 import pytest
 
+from checks.ex13_host import two_servers
 from mcpwire import HttpWire, StdioWire
 
 
@@ -26,6 +27,13 @@ def lab(stdio_wire):
 @pytest.fixture(scope="module")
 def http(http_wire):
     return http_wire
+
+
+@pytest.fixture(scope="module")
+def clients():
+    """Exercise 13's two lab servers, one client each, for a module of host checks."""
+    with two_servers() as pair:
+        yield pair
 
 
 @pytest.fixture

@@ -7,15 +7,8 @@ import pytest
 
 import mcpwire
 import checks
-from checks.ex13_host import two_servers
 
 SEPARATOR = "__"
-
-
-@pytest.fixture(scope="module")
-def clients():
-    with two_servers() as pair:
-        yield pair
 
 
 class Refused(Exception):

@@ -5,12 +5,10 @@ import copy
 import pytest
 
 import checks
-import mcpwire
-from checks.ex13_host import two_servers
+from test_checks_13 import SEPARATOR, HostSkeleton, Refused
 
 PREFIX = "io.modelcontextprotocol/"
 HANDSHAKE = ("initialize", "notifications/initialized")
-SEPARATOR = "__"
 
 
 def fails_naming(out, phrases):
@@ -104,33 +102,6 @@ def test_translation_wrong_answers_name_their_mistake(verdict, work, phrases):
 
 
 # --- 09 · a host over two servers -------------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def clients():
-    with two_servers() as pair:
-        yield pair
-
-
-class Refused(Exception):
-    pass
-
-
-class HostSkeleton:
-    def __init__(self, clients, ask_user):
-        self.clients, self.ask_user, self.tools = clients, ask_user, {}
-        for server, client in clients.items():
-            for tool in client.request("tools/list").result["tools"]:
-                self.tools[f"{server}{SEPARATOR}{tool['name']}"] = tool
-
-    def forward(self, server, tool_name, arguments):
-        reply = self.clients[server].request("tools/call", {"name": tool_name, "arguments": arguments})
-        if reply.error:
-            return f"error {reply.code}: {reply.error['message']}"
-        result = reply.result
-        if "structuredContent" in result:
-            return mcpwire.dumps(result["structuredContent"])
-        return ("tool error: " if result.get("isError") else "") + " ".join(b.get("text", "") for b in result["content"])
-
 
 def routing_host(split):
     class RoutingHost(HostSkeleton):
