@@ -8,10 +8,9 @@ import copy
 
 from mcpwire import frames
 from .attempt import attempt, missing
-from .servers import stdio_lab
+from .servers import REPLY_WAIT_S, stdio_lab
 from .verdict import failed, not_done, passed, server_said, short
 
-REPLY_WAIT_S = 10
 SUMMARY = "Spindle density predicts overnight recall in our pilot data."
 FOLDER = "file:///lab/exports/"
 

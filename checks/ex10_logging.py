@@ -10,10 +10,9 @@ import copy
 from mcpwire import frames
 from mcpwire.validate import validate
 from .attempt import attempt, missing
-from .servers import stdio_lab
+from .servers import REPLY_WAIT_S, stdio_lab
 from .verdict import failed, not_done, passed, server_said, short
 
-REPLY_WAIT_S = 10
 LOG_LEVEL_KEY = "io.modelcontextprotocol/logLevel"
 LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
 ASKED = ["warning", "debug"]
