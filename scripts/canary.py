@@ -9,6 +9,7 @@ artifacts/canary.txt and keeps the copy's artifacts/ in artifacts/canary/. The e
 """
 
 import argparse
+import os
 import re
 import shutil
 import subprocess
@@ -30,7 +31,10 @@ def copy_tree(target: Path) -> None:
                             cwd=ROOT, capture_output=True, check=True).stdout.decode().split("\0")
     for name in filter(None, listed):
         source = ROOT / name
-        if source.is_file():
+        if source.is_symlink():  # notebooks/exercises links to the exercises: the lab shows it as a folder
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            os.symlink(os.readlink(source), target / name)
+        elif source.is_file():
             (target / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target / name)
 

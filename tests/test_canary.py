@@ -54,3 +54,10 @@ def test_the_canary_finds_failing_notebooks_in_pytest_output():
               "ERROR solutions/08-multi-round-trip-requests.ipynb::Cell 3\n")
     assert sorted(set(load_canary().FAILED.findall(output))) == [
         "notebooks/05-tools-and-schemas.ipynb", "solutions/08-multi-round-trip-requests.ipynb", "tests/test_lock.py"]
+
+
+def test_the_canary_copy_is_the_tree_with_its_symlinks(tmp_path):
+    load_canary().copy_tree(tmp_path)
+    link = tmp_path / "notebooks" / "exercises"
+    assert link.is_symlink() and (link / "00-setup-and-first-look.ipynb").is_file()  # the lab's Exercises folder
+    assert (tmp_path / "pyproject.toml").read_bytes() == (ROOT / "pyproject.toml").read_bytes()
