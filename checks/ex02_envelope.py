@@ -14,6 +14,8 @@ REQUIRED_KEYS = (frames.PROTOCOL_VERSION_KEY, frames.CLIENT_CAPABILITIES_KEY)
 BARE_FRAMES = [
     {"jsonrpc": "2.0", "id": "a", "method": "server/discover"},
     {"jsonrpc": "2.0", "id": "b", "method": "tools/list", "params": {}},
+    {"jsonrpc": "2.0", "id": "p", "method": "tools/call",
+     "params": {"name": "search_notes", "arguments": {"query": "sleep"}, "_meta": {"progressToken": "search-1"}}},
     {"jsonrpc": "2.0", "id": "c", "method": "tools/call",
      "params": {"name": "read_note", "arguments": {"note_id": "welcome"}}},
 ]
@@ -54,8 +56,9 @@ def check_envelope(add_envelope, lab=None):
                 return
     bare, frame = built[-1]
     added_bytes = len(frames.dumps(frame)) - len(frames.dumps(bare))
-    passed(f"add_envelope made three requests the server accepts (server/discover, tools/list, tools/call "
-           f"with its arguments intact). The envelope cost {added_bytes} bytes on the last one.")
+    passed(f"add_envelope made four requests the server accepts (server/discover, tools/list, and two tools/call "
+           f"with their arguments intact, one keeping the progressToken its _meta already held). "
+           f"The envelope cost {added_bytes} bytes on the last one.")
 
 
 def _judge_shape(bare, frame):
@@ -71,11 +74,21 @@ def _judge_shape(bare, frame):
                hint="Only params._meta is new; everything else stays as it was.")
         return False
     params = frame.get("params")
-    kept = all(isinstance(params, dict) and params.get(k) == v for k, v in (bare.get("params") or {}).items())
+    before = {k: v for k, v in (bare.get("params") or {}).items() if k != "_meta"}
+    kept = all(isinstance(params, dict) and params.get(k) == v for k, v in before.items())
     if not kept:
         failed(f"add_envelope lost the params of this frame: {frames.dumps(bare)}; you returned {short(params)}.",
                hint="Only params._meta is new: the params a request already has stay as they are.",
                more="Add _meta next to the params that are there, creating params only when the frame has none.")
+        return False
+    had = (bare.get("params") or {}).get("_meta") or {}
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    dropped = [key for key, value in had.items() if not isinstance(meta, dict) or meta.get(key) != value]
+    if dropped:
+        failed(f"add_envelope dropped or changed {', '.join(dropped)} from the _meta this frame already had: {frames.dumps(bare)}; "
+               f"you returned params._meta {short(meta)}.",
+               hint="A request's _meta can already hold other keys (here a progressToken, lesson 10): add the "
+                    "envelope keys to it instead of replacing it.")
         return False
     return True
 

@@ -21,11 +21,14 @@ def fails_naming(out, phrases):
 
 # --- 02 task 1 · the envelope ----------------------------------------------------------------------
 
-def add_envelope(*, where="params", meta=None, keep_params=True, version="2026-07-28", returns=True):
+def add_envelope(*, where="params", meta=None, keep_params=True, keep_meta=True, version="2026-07-28",
+                 returns=True):
     def work(frame):
         envelope = dict(meta if meta is not None else {VERSION: version, CAPABILITIES: {}})
         if where == "top":
             frame["_meta"] = envelope
+        elif keep_params and keep_meta:
+            frame.setdefault("params", {}).setdefault("_meta", {}).update(envelope)
         elif keep_params:
             frame.setdefault("params", {})["_meta"] = envelope
         else:
@@ -35,8 +38,8 @@ def add_envelope(*, where="params", meta=None, keep_params=True, version="2026-0
 
 
 def envelope_without_mutating(frame):
-    params = {**frame.get("params", {}), "_meta": {CAPABILITIES: {}, VERSION: "2026-07-28"}}
-    return {**frame, "params": params}
+    params = frame.get("params", {})
+    return {**frame, "params": {**params, "_meta": {CAPABILITIES: {}, VERSION: "2026-07-28", **params.get("_meta", {})}}}
 
 
 ENVELOPE_RIGHT = [
@@ -47,6 +50,11 @@ ENVELOPE_RIGHT = [
 ENVELOPE_WRONG = [
     pytest.param(add_envelope(where="top"), ("error -32602", "goes inside params"), id="next-to-params"),
     pytest.param(add_envelope(keep_params=False), ("lost the params",), id="replaces-params"),
+    pytest.param(add_envelope(keep_meta=False), ("dropped or changed progressToken", "instead of replacing it"),
+                 id="replaces-an-existing-meta"),
+    pytest.param(lambda frame: {**frame, "params": {**frame.get("params", {}), "_meta": {
+        **frame.get("params", {}).get("_meta", {}), VERSION: "2026-07-28", CAPABILITIES: {}, "progressToken": 1}}},
+                 ("dropped or changed progressToken",), id="changes-the-progress-token"),
     pytest.param(add_envelope(meta={VERSION: "2026-07-28"}), ("missing the required envelope key",
                                                               f"Add {CAPABILITIES}"), id="no-capabilities"),
     pytest.param(add_envelope(meta={CAPABILITIES: {}}), (f"Add {VERSION}",), id="no-version"),
@@ -54,7 +62,8 @@ ENVELOPE_WRONG = [
     pytest.param(add_envelope(meta={"protocolVersion": "2026-07-28", "capabilities": {}}),
                  ("missing the required envelope key",), id="unprefixed-keys"),
     pytest.param(add_envelope(returns=False), ("returned None",), id="returns-nothing"),
-    pytest.param(lambda frame: {**frame, "id": 1, "params": {**frame.get("params", {}), "_meta": dict(ENVELOPE)}},
+    pytest.param(lambda frame: {**frame, "id": 1, "params": {**frame.get("params", {}), "_meta": {
+        **frame.get("params", {}).get("_meta", {}), **ENVELOPE}}},
                  ("changed id",), id="renumbers-the-id"),
     pytest.param(lambda frame: frame["params"].update(_meta=dict(ENVELOPE)) or frame,
                  ("raised KeyError", "no params at all"), id="assumes-params-exist"),
