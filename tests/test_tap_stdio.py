@@ -15,6 +15,9 @@ from mcp.client.stdio import StdioServerParameters
 
 from mcpwire import StdioWire, Transcript, frames
 
+# These tests watch the lab's own process (its pid, memory, signals, children): start it cold.
+LAB_STARTS_COLD = True
+
 TAP = [sys.executable, "-m", "mcpwire.tap"]
 
 # A server that writes what it received to a file, answers with a file's bytes, logs to stderr
@@ -165,10 +168,10 @@ def test_stdiowire_talks_to_the_lab_through_the_tap(tmp_path):
     with StdioWire([*TAP, "--out", str(out), "--", sys.executable, "-m", "labserver"], timeout=30) as wire:
         discovered = wire.request("server/discover")
         listed = wire.request("tools/list")
-        wire.send_raw("{oops")
-        wire.read(timeout=30)
+        refused = wire.send_raw("{oops")
         sent = list(wire.transcript)
     assert "result" in discovered.message and "tools" in listed.message["result"]
+    assert refused.code == -32700
     recorded = Transcript.from_jsonl(out)
     assert [(e.method, e.up, e.down) for e in recorded] == [(e.method, e.up, e.down) for e in sent]
 
