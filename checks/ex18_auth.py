@@ -211,6 +211,14 @@ def check_token_request(form_for, wire):
                server="200 with a token (SDK 2.3.0 ignores resource at the token endpoint), but the spec requires it",
                hint="MCP clients send resource in the authorization request and in the token request.")
         return
+    invented = sorted(key for key in form if isinstance(key, str) and key.startswith(("client_secret", "client_assertion")))
+    if invented:
+        failed(f"the form sends {', '.join(invented)}, but {CLIENT_ID} is a public client: it has no secret",
+               server="200 with a token (SDK 2.3.0 ignores credentials a client registered with "
+                      "token_endpoint_auth_method \"none\" sends), but the field claims a credential that does not exist",
+               hint="A public client proves itself with the PKCE code_verifier alone (OAuth 2.1, section 2.1); "
+                    "send no client_secret, and never invent one.")
+        return
     call = lab.post(SEARCH, reply.json().get("access_token"))
     if call.status_code != 200:
         failed("the token did not open the MCP server", server=f"HTTP {call.status_code}")

@@ -252,6 +252,17 @@ def test_token_without_resource_is_named(verdict, auth_lab):
     assert verdict(checks.check_token_request, no_resource, auth_lab).startswith("✗ missing resource in the token request")
 
 
+@pytest.mark.parametrize("credential", [{"client_secret": "notes-notebook-secret"}, {"client_secret": ""},
+                                        {"client_assertion": "e30.e30.", "client_assertion_type":
+                                         "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"}])
+def test_token_with_an_invented_credential_is_refused(verdict, auth_lab, credential):
+    def with_a_secret(code, verifier, resource):
+        return {**form(code, verifier, resource), **credential}
+
+    out = verdict(checks.check_token_request, with_a_secret, auth_lab)
+    assert out.startswith("✗ the form sends client_") and "public client" in out and "PKCE code_verifier alone" in out
+
+
 def test_token_with_another_resource_is_named(verdict, auth_lab):
     def metadata_url_as_resource(code, verifier, resource):
         return {**form(code, verifier, resource), "resource": resource.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")}
