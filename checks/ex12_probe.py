@@ -5,6 +5,7 @@ from functools import lru_cache
 from mcpwire import frames
 from mcpwire.streamable_http import HttpWire
 from .attempt import attempt, missing
+from .replay import replaying
 from .verdict import failed, not_done, passed, short
 
 ERAS = ("modern", "legacy")
@@ -15,7 +16,8 @@ def probe_replies():
     """(what was sent and to whom, the Reply, the era it proves), each really answered by a lab server."""
     future = {frames.PROTOCOL_VERSION_KEY: "2027-01-01"}
     with (HttpWire.labserver() as lab, HttpWire.labserver("--legacy-only") as old,
-          HttpWire.labserver("--legacy-only", "--stateless") as older):
+          HttpWire.labserver("--legacy-only", "--stateless") as older,
+          replaying("typescript-sdk-1.24.3-legacy-discover.http") as typescript):
         modern, legacy, sessionless = HttpWire(lab.url), HttpWire(old.url), HttpWire(older.url)
         elsewhere = HttpWire(old.url.removesuffix("/mcp") + "/sse")
         return (
@@ -33,6 +35,8 @@ def probe_replies():
              sessionless.send(frames.request("server/discover", id=7)), "legacy"),
             ("ping to a legacy server without sessions that ignores the version header",
              sessionless.send(frames.request("ping", id=8)), "legacy"),
+            ("server/discover to a legacy server built on the TypeScript SDK 1.24.3 (its recorded answer)",
+             HttpWire(typescript).send(frames.request("server/discover", id=9)), "legacy"),
         )
 
 
@@ -46,7 +50,7 @@ def answer_of(reply):
 
 
 def check_era_probe(era_of):
-    """era_of(reply) must say "modern" or "legacy" for six real answers to a 2026-07-28 request."""
+    """era_of(reply) must say "modern" or "legacy" for real answers to a 2026-07-28 request (one of them recorded)."""
     if missing(era_of):
         not_done("define era_of(reply) first.")
         return

@@ -30,12 +30,12 @@ def stub(reply):
 
 def test_every_probe_reply_is_a_real_answer_of_the_era_it_stands_for():
     cases = probe_replies()
-    assert [era for _, _, era in cases].count("legacy") == 4
+    assert [era for _, _, era in cases].count("legacy") == 5
     assert all(era_right(reply) == era for _, reply, era in cases)
 
 
 def test_right(verdict):
-    assert verdict(checks.check_era_probe, era_right).startswith("✓ era_of read all 8 answers right")
+    assert verdict(checks.check_era_probe, era_right).startswith("✓ era_of read all 9 answers right")
 
 
 def test_right_written_differently(verdict):
@@ -102,3 +102,17 @@ def test_a_function_that_crashes_on_a_plain_body(verdict):
 
 def test_stub(verdict):
     assert verdict(checks.check_era_probe, stub).startswith("not done yet")
+
+
+def test_a_400_taken_for_modern_unless_its_code_is_the_sdks(verdict):
+    # Fits every legacy 400 the Python SDK gives (-32600), not the TypeScript SDK's -32000.
+    def only_invalid_request_is_legacy(reply):
+        if reply.ok:
+            return "modern" if "resultType" in reply.result else "legacy"
+        if reply.status == 400:
+            return "legacy" if reply.code == -32600 else "modern"
+        return "modern" if (reply.status, reply.code) == (404, -32601) else "legacy"
+    out = verdict(checks.check_era_probe, only_invalid_request_is_legacy)
+    assert out.startswith("✗ era_of said 'modern' for the answer to server/discover to a legacy server built on the "
+                          "TypeScript SDK 1.24.3")
+    assert "-32000" in out and "not one of the codes only a 2026-07-28 server sends" in out
