@@ -3,7 +3,27 @@
 import pytest
 
 from checks.ex13_host import two_servers
+from labserver.warm import WARM
 from mcpwire import HttpWire, StdioWire
+
+
+
+def pytest_collection_modifyitems(items):
+    """Slow modules (marked slow, or starting labs cold) first, so two workers finish together, not one after."""
+    def slow(item):
+        return item.get_closest_marker("slow") is not None or getattr(item.module, "LAB_STARTS_COLD", False)
+    items.sort(key=lambda item: not slow(item))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _cold_labs_where_the_process_is_watched(request):
+    """A module that sets LAB_STARTS_COLD watches the lab's own process: no warm starts there."""
+    if not getattr(request.module, "LAB_STARTS_COLD", False):
+        yield
+        return
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv(WARM, raising=False)
+        yield
 
 
 @pytest.fixture(scope="module")

@@ -22,6 +22,9 @@ from test_labserver_harness import FORM_ELICITATION, TAG_KEY, StdioLab, check_re
 
 from labserver.notes import Note, parse_note, seed_folder
 
+# These tests watch the lab's own process (its pid, memory, signals, children): start it cold.
+LAB_STARTS_COLD = True
+
 ROUNDS = 50
 TAGGED_PER_ROUND = 5
 CREATED_PER_ROUND = 10

@@ -22,6 +22,9 @@ from test_hardening_frames import STDIO_PIECES, IdSource, id_key, owed_for_lines
 from test_hardening_support import Sandbox
 from test_labserver_harness import StdioLab, check_result, request
 
+# These tests watch the lab's own process (its pid, memory, signals, children): start it cold.
+LAB_STARTS_COLD = True
+
 BATCH_DEADLINE_S = 20  # a healthy batch takes milliseconds; huge lines a second or two
 
 

@@ -26,6 +26,9 @@ from test_hardening_support import (
 from mcpwire import HttpWire, ServerExited, StdioWire, WireError, WireTimeout, frames, process
 from mcpwire import lines as lines_module
 
+# These tests watch the lab's own process (its pid, memory, signals, children): start it cold.
+LAB_STARTS_COLD = True
+
 # Answers request 1 with a 3 MB line, then request 2 normally.
 HUGE_THEN_SMALL = python(
     """

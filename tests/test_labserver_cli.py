@@ -12,6 +12,9 @@ from pathlib import Path
 
 from test_labserver_harness import HttpLab, check_result, request, sample_note_ids, stdio_lab, tool_call
 
+# These tests watch the lab's own process (its pid, memory, signals, children): start it cold.
+LAB_STARTS_COLD = True
+
 
 def notes_folder_from(stderr_lines: list[str]) -> Path:
     """The folder the server announces on stderr at start."""

@@ -10,7 +10,7 @@ import base64
 import pytest
 from test_labserver_harness import check_error, check_result
 
-from labserver.__main__ import parse_args
+from labserver.cli import parse_args
 from labserver.resources import DEFAULT_PAGE_SIZE
 from mcpwire import HttpWire, StdioWire, pages
 

@@ -8,6 +8,9 @@ import pytest
 
 from mcpwire import HttpWire, StdioWire, frames
 
+# These tests watch the lab's own process (its pid, memory, signals, children): start it cold.
+LAB_STARTS_COLD = True
+
 
 def children():
     return [p for p in psutil.Process(os.getpid()).children(recursive=True) if p.status() != psutil.STATUS_ZOMBIE]

@@ -1,0 +1,114 @@
+"""Warm starts (labserver.warm): a lab forked from a warm starter behaves as a cold `python -m labserver`."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import psutil
+import pytest
+
+from labserver.warm import WARM, warm_starter
+from mcpwire import frames
+
+# Each test runs its own starter, or none, to compare the two kinds of start.
+LAB_STARTS_COLD = True
+DISCOVER = (frames.dumps(frames.request("server/discover", id=1)) + "\n").encode()
+
+
+def lab(*args):
+    return subprocess.Popen([sys.executable, "-m", "labserver", *args], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def one_answer():
+    process = lab()
+    out, err = process.communicate(DISCOVER, timeout=60)
+    return process.returncode, out, err.decode()
+
+
+def labs_of(starter_path):
+    starter = next(p for p in psutil.process_iter(["cmdline"]) if starter_path in (p.info["cmdline"] or []))
+    return [child for child in starter.children() if child.status() != psutil.STATUS_ZOMBIE]
+
+
+def test_a_warm_lab_answers_byte_for_byte_as_a_cold_one():
+    cold = one_answer()
+    with warm_starter() as path:
+        process = lab()
+        process.stdin.write(DISCOVER)
+        process.stdin.flush()
+        first_line = process.stdout.readline()
+        forked = labs_of(path)  # the lab that answered is the starter's child, not a fresh interpreter
+        out, err = process.communicate(timeout=30)
+    assert len(forked) == 1 and process.returncode == cold[0] == 0
+    assert first_line + out == cold[1] and json.loads(first_line)["result"]["resultType"] == "complete"
+    assert err.decode().startswith("notes-lab: notes folder ") and cold[2].startswith("notes-lab: notes folder ")
+
+
+def test_exit_codes_and_errors_come_back_as_from_a_cold_start():
+    with warm_starter():
+        refused = lab("--page-size", "0")
+        _, err = refused.communicate(timeout=30)
+        assert refused.returncode == 2 and b"--page-size: must be 1 or more" in err
+        served = lab("--http")
+        assert served.stdout.readline().startswith(b"http://127.0.0.1:")
+        served.send_signal(signal.SIGTERM)
+        assert served.wait(timeout=30) == 128 + signal.SIGTERM
+        served.stdout.close()
+        served.stderr.close()
+
+
+def test_a_stand_in_killed_outright_takes_its_lab_with_it():
+    with warm_starter() as path:
+        stand_in = lab()
+        stand_in.stdin.write(DISCOVER)
+        stand_in.stdin.flush()
+        assert stand_in.stdout.readline().startswith(b'{"jsonrpc":"2.0","id":1,"result"')
+        (forked,) = labs_of(path)
+        stand_in.kill()
+        stand_in.wait(timeout=10)
+        forked.wait(timeout=10)  # psutil.TimeoutExpired if it outlives its stand-in
+        assert not forked.is_running()
+        for stream in (stand_in.stdin, stand_in.stdout, stand_in.stderr):
+            stream.close()
+
+
+def test_closing_stdin_ends_the_lab_and_its_stand_in():
+    with warm_starter() as path:
+        stand_in = lab()
+        _, _ = stand_in.communicate(b"", timeout=30)
+        assert stand_in.returncode == 0
+        assert labs_of(path) == []
+
+
+def test_without_a_starter_the_lab_starts_cold(tmp_path):
+    os.environ[WARM] = str(tmp_path / "nobody-listens-here")
+    try:
+        code, out, _ = one_answer()
+    finally:
+        os.environ.pop(WARM)
+    assert code == 0 and b'"resultType":"complete"' in out
+
+
+def signalled(signum):
+    """The exit code of a lab that answered once and then got `signum`."""
+    process = lab()
+    process.stdin.write(DISCOVER)
+    process.stdin.flush()
+    process.stdout.readline()
+    process.send_signal(signum)
+    code = process.wait(timeout=30)
+    for stream in (process.stdin, process.stdout, process.stderr):
+        stream.close()
+    return code
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_to_the_stand_in_reaches_the_lab(signum):
+    cold = signalled(signum)
+    with warm_starter():
+        warm = signalled(signum)
+    # The lab's own answers: SIGINT ends it quietly (0), SIGTERM exits 128 + 15 after cleaning up.
+    assert warm == cold == (0 if signum == signal.SIGINT else 128 + signal.SIGTERM)
