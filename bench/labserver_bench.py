@@ -23,6 +23,7 @@ import anyio
 import httpx
 
 from labserver.stdio_front import LineSplitter, StdioFront, line_id
+from labserver.warm import warm_starter
 
 PROTOCOL = "2026-07-28"
 META = {"io.modelcontextprotocol/protocolVersion": PROTOCOL, "io.modelcontextprotocol/clientCapabilities": {}}
@@ -207,6 +208,8 @@ def front_work_per_request() -> float:
 def main() -> None:
     print(f"load average before the run: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     starts = (start_to_first_reply(LAB), start_to_first_reply(BARE))
+    with warm_starter():
+        warm = start_to_first_reply(LAB)
     stdio, http = Comparison(stdio_caller), Comparison(http_caller)
     rows = [("stdio start -> first reply (median)", *starts)]
     for transport, comparison in (("stdio", stdio), ("HTTP", http)):
@@ -216,6 +219,8 @@ def main() -> None:
     print(f"{'measure':38} {'lab ms':>9} {'bare ms':>9} {'lab/bare':>9}")
     for name, lab, bare in rows:
         print(f"{name:38} {lab * 1000:9.2f} {bare * 1000:9.2f} {lab / bare:9.2f}")
+    print(f"warm start (test runs, labserver.warm) -> first reply: {warm * 1000:.2f} ms, "
+          f"{warm / starts[0]:.2f}x a cold lab start")
     lab_eof, bare_eof = answered_after_eof(LAB), answered_after_eof(BARE)
     print(f"{PIPELINED} pipelined requests then EOF: lab answered {lab_eof}, bare SDK answered {bare_eof}")
     verdict = "within" if stdio.overhead() < 0.10 else "OVER"

@@ -196,3 +196,25 @@ def test_the_sdk_client_talks_to_the_lab_through_the_tap(tmp_path):
         if exchange.method in ("tools/list", "tools/call"):
             assert json.loads(exchange.down_payloads[-1])["id"] == exchange.id
     assert all(e.up.endswith(b"\n") for e in recorded if e.up)
+
+
+# Reads one line, says so on stderr, then never answers.
+SILENT_SERVER = "import sys, time\nsys.stdin.readline()\nprint('read it', file=sys.stderr, flush=True)\ntime.sleep(60)"
+
+
+def test_a_tap_killed_outright_still_records_what_it_passed_on(tmp_path):
+    out = tmp_path / "killed.jsonl"
+    process = subprocess.Popen([*TAP, "--out", str(out), "--", sys.executable, "-c", SILENT_SERVER],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdin.write(b'{"jsonrpc":"2.0","id":"never","method":"tools/list","params":{}}\n')
+    process.stdin.flush()
+    assert process.stderr.readline() == b"read it\n"  # the server has the request: the tap passed it on
+    process.kill()
+    process.wait(timeout=10)
+    deadline = time.monotonic() + 10  # the recorder finishes the file once the tap's pipe to it closes
+    while not out.read_text() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    (exchange,) = Transcript.from_jsonl(out)
+    assert (exchange.method, exchange.id, exchange.down) == ("tools/list", "never", b"")
+    for stream in (process.stdin, process.stdout, process.stderr):
+        stream.close()
