@@ -11,7 +11,8 @@ from mcpwire import HttpWire, StdioWire
 def pytest_collection_modifyitems(items):
     """Slow modules (marked slow, or starting labs cold) first, so two workers finish together, not one after."""
     def slow(item):
-        return item.get_closest_marker("slow") is not None or getattr(item.module, "LAB_STARTS_COLD", False)
+        module = getattr(item, "module", None)  # a notebook cell (nbval) has none
+        return item.get_closest_marker("slow") is not None or getattr(module, "LAB_STARTS_COLD", False)
     items.sort(key=lambda item: not slow(item))
 
 
