@@ -41,14 +41,16 @@ def start_warm(argv: list[str]) -> int | None:
     except OSError:
         link.close()
         return None  # no starter there (any more): a cold start still works
-    request = json.dumps({"argv": argv, "cwd": os.getcwd(), "env": dict(os.environ)}).encode()
+    # A signal ignored here (SIG_IGN is inherited across exec) stays ignored in the lab, as in a cold start.
+    ignored = [signum for signum in FORWARDED if signal.getsignal(signum) == signal.SIG_IGN]
+    request = json.dumps({"argv": argv, "cwd": os.getcwd(), "env": dict(os.environ), "ignored": ignored}).encode()
     socket.send_fds(link, [request], [0, 1, 2])
     # The lab holds the only copies now, so a closed stdin or stdout means what it would in a cold start.
     quiet = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(quiet, fd)
     pid = int(link.recv(64))
-    for signum in FORWARDED:
+    for signum in set(FORWARDED) - set(ignored):
         signal.signal(signum, lambda signum, _: _signal(pid, signum))
     status = link.recv(64)
     code = os.waitstatus_to_exitcode(int(status)) if status else 1
@@ -126,6 +128,8 @@ def _become_the_lab(link, request, fds, listener, watching, lab_main):
         os.environ.clear()
         os.environ.update(request["env"])
         sys.argv = ["labserver", *request["argv"]]
+        for signum in request["ignored"]:
+            signal.signal(signum, signal.SIG_IGN)
         threading.Thread(target=_die_with_the_stand_in, args=(link,), daemon=True).start()
         code = _exit_code(lab_main, request["argv"])
     finally:

@@ -1,10 +1,12 @@
 """Warm starts (labserver.warm): a lab forked from a warm starter behaves as a cold `python -m labserver`."""
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
+import time
 
 import psutil
 import pytest
@@ -17,9 +19,11 @@ LAB_STARTS_COLD = True
 DISCOVER = (frames.dumps(frames.request("server/discover", id=1)) + "\n").encode()
 
 
-def lab(*args):
+def lab(*args, sigint=signal.SIG_DFL):
+    # A pytest-xdist worker ignores SIGINT, and its children would inherit that: say what the lab gets.
     return subprocess.Popen([sys.executable, "-m", "labserver", *args], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, sigint))
 
 
 def one_answer():
@@ -92,17 +96,26 @@ def test_without_a_starter_the_lab_starts_cold(tmp_path):
     assert code == 0 and b'"resultType":"complete"' in out
 
 
-def signalled(signum):
-    """The exit code of a lab that answered once and then got `signum`."""
-    process = lab()
+def signalled(signum, sigint=signal.SIG_DFL):
+    """(exit code, answered again?) of a lab that answered once, got `signum`, was asked again, then saw EOF."""
+    process = lab(sigint=sigint)
     process.stdin.write(DISCOVER)
     process.stdin.flush()
     process.stdout.readline()
     process.send_signal(signum)
+    time.sleep(0.5)  # time to act on the signal, or to ignore it
+    try:
+        process.stdin.write(DISCOVER)
+        process.stdin.flush()
+    except BrokenPipeError:
+        pass
+    answered_again = process.stdout.readline().startswith(b'{"jsonrpc":"2.0","id":1,"result"')
+    with contextlib.suppress(BrokenPipeError):
+        process.stdin.close()
     code = process.wait(timeout=30)
-    for stream in (process.stdin, process.stdout, process.stderr):
+    for stream in (process.stdout, process.stderr):
         stream.close()
-    return code
+    return code, answered_again
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
@@ -111,4 +124,11 @@ def test_a_signal_to_the_stand_in_reaches_the_lab(signum):
     with warm_starter():
         warm = signalled(signum)
     # The lab's own answers: SIGINT ends it quietly (0), SIGTERM exits 128 + 15 after cleaning up.
-    assert warm == cold == (0 if signum == signal.SIGINT else 128 + signal.SIGTERM)
+    assert warm == cold == (0 if signum == signal.SIGINT else 128 + signal.SIGTERM, False)
+
+
+def test_a_signal_the_stand_in_ignores_is_ignored_by_the_lab_too():
+    cold = signalled(signal.SIGINT, sigint=signal.SIG_IGN)
+    with warm_starter():
+        warm = signalled(signal.SIGINT, sigint=signal.SIG_IGN)
+    assert warm == cold == (0, True)  # it outlived the SIGINT, answered again and ended at EOF
