@@ -26,6 +26,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from labserver.warm import WARM
+
 ROOT = Path(__file__).resolve().parents[1]
 KIT = ("checks", "labserver", "mcpwire")
 CHECK_CALL = re.compile(r"\b(check_\w+)\s*\(")
@@ -88,6 +90,7 @@ def grade_one(learner, path, submissions, base, timeout, cell_timeout, isolate):
            "JUPYTER_RUNTIME_DIR": str(own / "home" / "runtime"), "JUPYTER_DATA_DIR": str(own / "home" / "data"),
            "JUPYTER_PATH": "", "MPLBACKEND": "Agg", "PYTHONDONTWRITEBYTECODE": "1"}
     env.pop("JUPYTER_CONFIG_DIR", None)
+    env.pop(WARM, None)  # a test run's warm starter lives outside the sandbox, and so would the labs it forks
     started = time.monotonic()
     worker = subprocess.Popen(command, cwd=own / "work", env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True, start_new_session=True)

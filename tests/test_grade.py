@@ -37,7 +37,8 @@ try:
 except Exception as error:
     net = "network refused"
 others = sorted(os.listdir(SUBMISSIONS))
-passed(f"probe: {kit}; {net}; submissions visible: {others}; copies visible: {len(os.listdir('../..'))}")
+warm = "warm starter " + ("named" if os.environ.get("LABSERVER_WARM") else "absent")
+passed(f"probe: {kit}; {net}; {warm}; submissions visible: {others}; copies visible: {len(os.listdir('../..'))}")
 """
 
 
@@ -125,6 +126,7 @@ def test_a_hostile_notebook_reaches_neither_the_kit_nor_the_network_nor_other_su
     (probe,) = [row["message"] for row in graded[1] if row["learner"] == "fay" and row["check"] not in CHECKS]
     assert "kit refused: Read-only file system" in probe and not PROBE.exists()
     assert "network refused" in probe
+    assert "warm starter absent" in probe  # this test run has one, and it would fork labs outside the sandbox
     assert "submissions visible: []" in probe and "copies visible: 1" in probe
 
 
