@@ -59,8 +59,11 @@ $(LAB_SETTINGS): jupyter-settings/mcp-on-the-wire.json | $(LAB_STAMP)
 	mkdir -p $(dir $@) && cp $< $@
 
 # The test lock is the lab lock plus the test tools, at the same versions.
+# Compiled once here: uv leaves bytecode to the first import, and where PYTHONDONTWRITEBYTECODE is set (CI
+# images often set it) every kernel, worker and lab of a test run would compile its imports again.
 $(TEST_STAMP): $(LOCK_TEST) $(LOCK_LAB) pyproject.toml
 	$(call install_lock,$(LOCK_TEST))
+	$(PY) -m compileall -q -j 0 "$$($(PY) -c 'import sysconfig; print(sysconfig.get_path("purelib"))')" checks labserver mcpwire >/dev/null
 	touch $(LAB_STAMP) $@
 
 # Opens lesson 00. No language-server scan at start: the lessons need none, and it spawns npm.
