@@ -26,7 +26,7 @@ SOLUTIONS = $(sort $(wildcard solutions/*.ipynb))
 EXERCISES = $(sort $(wildcard exercises/*.ipynb))
 FIRST_LESSON = $(notdir $(firstword $(LESSONS)))
 WORKERS ?= 3
-EXERCISE_RUN = $(if $(EXERCISES),$(PY) -m pytest -n $(WORKERS) --dist loadfile --nbval-lax $(NBVAL) -o junit_family=xunit1 --junitxml=artifacts/junit-exercises.xml $(EXERCISES))
+EXERCISE_RUN = $(if $(EXERCISES),$(PY) -m pytest -n $(WORKERS) --dist loadfile --no-loadscope-reorder --nbval-lax $(NBVAL) -o junit_family=xunit1 --junitxml=artifacts/junit-exercises.xml $(EXERCISES))
 NBVAL = --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg --nbval-cell-timeout=60 -p no:cacheprovider
 SUBMISSIONS ?= submissions
 
@@ -75,7 +75,7 @@ lab: $(LAB_STAMP) $(LAB_SETTINGS)
 # a long file; then the exercises, which only have to run. Three workers on two cores: much of a test's
 # time is spent waiting for a lab to answer. (loadfile keeps each notebook's cells on one worker.)
 test: lint $(TEST_STAMP) $(LAB_SETTINGS)
-	$(PY) -m pytest -n $(WORKERS) --dist loadfile --nbval $(NBVAL) -o junit_family=xunit1 --junitxml=artifacts/junit-notebooks.xml tests $(LESSONS) $(SOLUTIONS)
+	$(PY) -m pytest -n $(WORKERS) --dist loadfile --no-loadscope-reorder --nbval $(NBVAL) -o junit_family=xunit1 --junitxml=artifacts/junit-notebooks.xml tests $(LESSONS) $(SOLUTIONS)
 	$(EXERCISE_RUN)
 
 # The linter (its rules are in pyproject.toml) before any test runs.
@@ -83,10 +83,10 @@ lint: $(TEST_STAMP)
 	$(VENV)/bin/ruff check .
 
 test-code: $(TEST_STAMP) $(LAB_SETTINGS)
-	$(PY) -m pytest -n $(WORKERS) --dist loadfile tests
+	$(PY) -m pytest -n $(WORKERS) --dist loadfile --no-loadscope-reorder tests
 
 test-notebooks: $(TEST_STAMP)
-	$(PY) -m pytest -n $(WORKERS) --dist loadfile --nbval $(NBVAL) -o junit_family=xunit1 --junitxml=artifacts/junit-notebooks.xml $(LESSONS) $(SOLUTIONS)
+	$(PY) -m pytest -n $(WORKERS) --dist loadfile --no-loadscope-reorder --nbval $(NBVAL) -o junit_family=xunit1 --junitxml=artifacts/junit-notebooks.xml $(LESSONS) $(SOLUTIONS)
 	$(EXERCISE_RUN)
 
 # Rewrites requirements/*.txt from pyproject.toml. Versions already locked stay unless a range excludes

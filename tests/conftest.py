@@ -1,5 +1,7 @@
 """Shared fixtures: lab servers over stdio and HTTP, stopped after the module that used them."""
 
+from collections import Counter
+
 import pytest
 
 from checks.ex13_host import two_servers
@@ -9,11 +11,22 @@ from mcpwire import HttpWire, StdioWire
 
 
 def pytest_collection_modifyitems(items):
-    """Slow modules (marked slow, or starting labs cold) first, so two workers finish together, not one after."""
-    def slow(item):
+    """Files with a test marked slow first, then files that start labs cold, then files with the most items.
+
+    With `--no-loadscope-reorder` (the Makefile passes it) xdist hands out whole files in this order, so
+    the long ones overlap the rest instead of running alone at the end. xdist's own order, by count
+    alone, put the single test that starts fifty cold labs last.
+    """
+    def file_of(item):
+        return item.nodeid.split("::")[0]
+
+    rank = {}
+    for item in items:
         module = getattr(item, "module", None)  # a notebook cell (nbval) has none
-        return item.get_closest_marker("slow") is not None or getattr(module, "LAB_STARTS_COLD", False)
-    items.sort(key=lambda item: not slow(item))
+        own = 0 if item.get_closest_marker("slow") else 1 if getattr(module, "LAB_STARTS_COLD", False) else 2
+        rank[file_of(item)] = min(own, rank.get(file_of(item), 2))
+    count = Counter(file_of(item) for item in items)
+    items.sort(key=lambda item: (rank[file_of(item)], -count[file_of(item)]))
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -94,6 +94,7 @@ def one_round(folder, number: int, rng: random.Random) -> dict:
 
 # Fifty server starts: about 1.5 min alone on two cores, longer beside the other test worker.
 @pytest.mark.timeout(360)
+@pytest.mark.slow
 def test_sigkill_mid_write_leaves_old_or_new_notes_and_the_server_starts_again(tmp_path):
     folder = tmp_path / "notes"
     seed_folder(folder)

@@ -76,6 +76,7 @@ def read_answers(lab: StdioLab, owed_replies, sentinel: str) -> tuple[dict, int]
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(pieces=st.lists(STDIO_PIECES, min_size=8, max_size=40))
+@pytest.mark.slow
 def test_every_line_gets_what_it_is_owed_and_the_server_keeps_serving(lab, pieces):
     with contextlib.suppress(queue.Empty):  # leftovers of a failed example would blur the next one
         while True:
