@@ -14,6 +14,7 @@ HEADER_KEYS = ("id", "title", "tags", "date")
 # --- task 1: a note through the URI template ------------------------------------------------
 
 NOTE_IDS = ["spindle-density", "welcome", "lab-sync-2026-02-09"]
+COLON_NOTE = {"title": "Lab sync: spindles at 10:30", "body": "Agenda: the 10:30 slot.", "tags": ["sync"]}
 
 
 def note_template(wire):
@@ -35,18 +36,27 @@ def check_templated_read(note_header, lab=None):
     with stdio_lab(lab) as wire:
         template = note_template(wire)
         for note_id in NOTE_IDS:
-            expected = _header_from_tool(wire, note_id)
-            request = RecordingRequest(wire, max_requests=MAX_REQUESTS)
-            outcome = attempt(note_header, request, template, note_id)
-            if outcome.not_done:
-                not_done("note_header still raises NotImplementedError. Build the URI, send resources/read, "
-                         "parse the front matter.")
+            if not _read_one(note_header, wire, template, note_id):
                 return
-            uri = template.replace("{note_id}", note_id)
-            if not _judge_note(note_id, uri, expected, request, outcome):
-                return
-    passed(f"note_header read {', '.join(NOTE_IDS)} as resources built from {template} and parsed their front "
-           "matter: id, title, tags as a list and date agree with what read_note says.")
+    # No sample note has a colon in a value, so the check writes one, in a lab of its own (yours keeps its notes).
+    with stdio_lab(None) as own:
+        created = own.request("tools/call", {"name": "create_note", "arguments": COLON_NOTE}).result
+        if not _read_one(note_header, own, template, created["structuredContent"]["id"]):
+            return
+    passed(f"note_header read {', '.join(NOTE_IDS)} and a note titled {COLON_NOTE['title']!r} as resources built "
+           f"from {template} and parsed their front matter: id, title, tags as a list and date agree with what "
+           "read_note says.")
+
+
+def _read_one(note_header, wire, template, note_id):
+    expected = _header_from_tool(wire, note_id)
+    request = RecordingRequest(wire, max_requests=MAX_REQUESTS)
+    outcome = attempt(note_header, request, template, note_id)
+    if outcome.not_done:
+        not_done("note_header still raises NotImplementedError. Build the URI, send resources/read, "
+                 "parse the front matter.")
+        return False
+    return _judge_note(note_id, template.replace("{note_id}", note_id), expected, request, outcome)
 
 
 def _judge_note(note_id, uri, expected, request, outcome):
@@ -81,7 +91,7 @@ def _judge_note(note_id, uri, expected, request, outcome):
     for key in HEADER_KEYS:
         if got.get(key) != expected[key]:
             failed(f"{story}, you returned {key} = {short(got.get(key))}; the front matter says {short(expected[key])}.",
-                   hint=_header_hint(key, got.get(key)))
+                   hint=_header_hint(key, got.get(key), expected[key]))
             return False
     beyond = [key for key in got if key not in HEADER_KEYS]  # the lab's front matter has exactly these four keys
     if beyond:
@@ -92,7 +102,10 @@ def _judge_note(note_id, uri, expected, request, outcome):
     return True
 
 
-def _header_hint(key, value):
+def _header_hint(key, value, expected):
+    if isinstance(value, str) and isinstance(expected, str) and ":" in expected and value.strip() != expected \
+            and expected.startswith(value.strip()):
+        return "A value can hold a colon too: each front-matter line is 'key: value', so split at the first colon only."
     if key == "tags":
         return ("The front matter writes tags as [a, b, c]: strip the brackets, split on commas, strip each tag. "
                 "Return a list.")

@@ -22,7 +22,8 @@ def note_header(request, template, note_id, *, expand=lambda t, i: t.replace("{n
 
 def test_templated_read_right(verdict, lab):
     out = verdict(checks.check_templated_read, note_header, lab)
-    assert out.startswith("✓ note_header read spindle-density, welcome, lab-sync-2026-02-09")
+    assert out.startswith("✓ note_header read spindle-density, welcome, lab-sync-2026-02-09 and a note titled "
+                          "'Lab sync: spindles at 10:30'")
 
 
 def test_templated_read_keeping_the_braces(verdict, lab):

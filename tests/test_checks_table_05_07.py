@@ -170,6 +170,16 @@ def note_header_by_regex(request, template, note_id):
     return {**{key: header[key] for key in ("id", "title", "date")}, "tags": re.findall(r"[\w-]+", header["tags"])}
 
 
+def note_header_split_at_every_colon(request, template, note_id):
+    text = request("resources/read", {"uri": template.replace("{note_id}", note_id)})["result"]["contents"][0]["text"]
+    header = {}
+    for line in text.split("---")[1].strip().splitlines():
+        key, value = line.split(":")[:2]
+        header[key.strip()] = value.strip()
+    tags = [tag.strip() for tag in header["tags"].strip("[]").split(",") if tag.strip()]
+    return {"id": header["id"], "title": header["title"], "tags": tags, "date": header["date"]}
+
+
 NOTE_RIGHT = [
     pytest.param(note_header(), id="solution"),
     pytest.param(note_header_by_regex, id="format-and-regex"),
@@ -179,6 +189,9 @@ NOTE_WRONG = [
     pytest.param(note_header(tags_list=False), ("tags", "Return a list"), id="tags-as-text"),
     pytest.param(note_header(strip=False), ("Strip the spaces",), id="values-not-stripped"),
     pytest.param(note_header(method="resources/get"), ("no resources/read",), id="misspelt-method"),
+    pytest.param(note_header(split_once=False), ("the front matter says Lab sync: spindles at 10:30", "split at the first colon only"),
+                 id="splits-at-every-colon-space"),
+    pytest.param(note_header_split_at_every_colon, ("split at the first colon only",), id="splits-at-every-colon"),
 ]
 
 
