@@ -26,7 +26,6 @@ SOLUTIONS = $(sort $(wildcard solutions/*.ipynb))
 EXERCISES = $(sort $(wildcard exercises/*.ipynb))
 FIRST_LESSON = $(notdir $(firstword $(LESSONS)))
 WORKERS ?= 3
-EXERCISE_RUN = $(if $(EXERCISES),$(PY) -m pytest -n $(WORKERS) --dist loadfile --no-loadscope-reorder --nbval-lax $(NBVAL) -o junit_family=xunit1 --junitxml=artifacts/junit-exercises.xml $(EXERCISES))
 NBVAL = --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg --nbval-cell-timeout=60 -p no:cacheprovider
 SUBMISSIONS ?= submissions
 
@@ -71,12 +70,12 @@ lab: $(LAB_STAMP) $(LAB_SETTINGS)
 	$(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks --LabApp.default_url=/lab/tree/$(FIRST_LESSON) \
 	  --LanguageServerManager.autodetect=False $(LAB_OPTS)
 
-# One pytest run for the tests, the lessons and the solutions, so no worker idles while another finishes
-# a long file; then the exercises, which only have to run. Three workers on two cores: much of a test's
-# time is spent waiting for a lab to answer. (loadfile keeps each notebook's cells on one worker.)
+# One pytest run for the tests and every notebook, so no worker idles while another finishes a long file.
+# nbval compares the stored outputs of lessons and solutions; the exercises keep none (their cells were
+# never run), so they only have to run. Three workers on two cores: much of a test's time is spent
+# waiting for a lab to answer. (loadfile keeps each notebook's cells on one worker.)
 test: lint $(TEST_STAMP) $(LAB_SETTINGS)
-	$(PY) -m pytest -n $(WORKERS) --dist loadfile --no-loadscope-reorder --nbval $(NBVAL) -o junit_family=xunit1 --junitxml=artifacts/junit-notebooks.xml tests $(LESSONS) $(SOLUTIONS)
-	$(EXERCISE_RUN)
+	$(PY) -m pytest -n $(WORKERS) --dist loadfile --no-loadscope-reorder --nbval $(NBVAL) -o junit_family=xunit1 --junitxml=artifacts/junit-notebooks.xml tests $(LESSONS) $(SOLUTIONS) $(EXERCISES)
 
 # The linter (its rules are in pyproject.toml) before any test runs.
 lint: $(TEST_STAMP)
@@ -86,8 +85,7 @@ test-code: $(TEST_STAMP) $(LAB_SETTINGS)
 	$(PY) -m pytest -n $(WORKERS) --dist loadfile --no-loadscope-reorder tests
 
 test-notebooks: $(TEST_STAMP)
-	$(PY) -m pytest -n $(WORKERS) --dist loadfile --no-loadscope-reorder --nbval $(NBVAL) -o junit_family=xunit1 --junitxml=artifacts/junit-notebooks.xml $(LESSONS) $(SOLUTIONS)
-	$(EXERCISE_RUN)
+	$(PY) -m pytest -n $(WORKERS) --dist loadfile --no-loadscope-reorder --nbval $(NBVAL) -o junit_family=xunit1 --junitxml=artifacts/junit-notebooks.xml $(LESSONS) $(SOLUTIONS) $(EXERCISES)
 
 # Rewrites requirements/*.txt from pyproject.toml. Versions already locked stay unless a range excludes
 # them; `make lock UPGRADE=1` takes the newest the ranges allow.
