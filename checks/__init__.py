@@ -11,6 +11,7 @@ from .ex18_auth import check_accept_redirect, check_authorization_request, check
 from .ex19_wild import check_three_differences
 from .ex02_envelope import check_envelope, check_version_recovery
 from .ex04_batches import BATCH_BODY, check_batch
+from .ex04_sse import check_sse_messages
 from .ex03_fault_lab import FAULT_NAMES, FAULTS, check_fault_lab, show_faults
 from .ex00_first_look import check_first_frame, check_send_one, check_start_server
 from .ex13_host import check_host, check_host_routing
@@ -31,7 +32,7 @@ from .ex06_content import check_effective_hints, check_model_blocks
 from .ex06_descriptions import VERBOSE_SEARCH_DESCRIPTION, check_short_description
 
 __all__ = [
-    "BATCH_BODY", "check_batch",
+    "BATCH_BODY", "check_batch", "check_sse_messages",
     "check_effective_hints", "check_model_blocks",
     "check_all_resources", "check_break_even", "check_model_copy",
     "check_cache_invalidation", "check_cache_rules", "check_cancel", "check_envelope",

@@ -1,0 +1,117 @@
+"""Check for exercise 04, task 2: the JSON-RPC messages in an SSE reply, however a server frames its events.
+
+The first stream is the lab's own reply to a `reindex` call with a progress token (SDK
+2.3.0 ends every line in CRLF and writes `event:` and `data: ` lines). The others carry
+real lab messages framed the ways the SSE format lets any server frame them: LF or CR
+line ends, `id:` lines and `:` keep-alive comments, `data:` without its space, one
+message over two `data:` lines, and UTF-8 written as it is (a note whose body holds
+U+2028, a character `str.splitlines` splits at). The answer key is `mcpwire.sse`.
+"""
+
+import json
+
+from mcpwire import frames, sse
+from .attempt import attempt, missing
+from .servers import REPLY_WAIT_S, http_lab, stdio_lab
+from .verdict import failed, not_done, passed, short
+
+REINDEX = frames.request("tools/call", {"name": "reindex", "arguments": {"pause_ms": 0}}, id="reindex-call",
+                         meta={"progressToken": "reindex-1"})
+SPLIT_LINES_NOTE = {"title": "Minutes", "body": "Line one\u2028line two, split by U+2028.", "tags": ["sync"]}
+
+HINTS = {
+    "lab": "An event ends at a blank line, and SDK 2.3.0 ends every line in CRLF: split at CRLF, LF and CR alike, "
+           "then keep the data: lines.",
+    "lf": "Lines may end in CRLF, LF or CR: split at all three (re.split(r\"\\r\\n|\\r|\\n\", text)).",
+    "cr": "Lines may end in CRLF, LF or CR: split at all three (re.split(r\"\\r\\n|\\r|\\n\", text)).",
+    "fields": "Only data: lines carry the message: skip comments (lines that start with ':') and the other "
+              "fields (event:, id:, retry:).",
+    "no-space": "The space after 'data:' is optional: take what follows the colon, less one space if there is one.",
+    "two-lines": "An event's data: lines belong together: join them with a newline and parse the JSON when the "
+                 "blank line ends the event.",
+    "utf-8": "str.splitlines() also splits at U+2028 and other characters a JSON string may hold as they are: "
+             "split at CR and LF only.",
+}
+
+
+def frame_events(messages, *, end="\r\n", space=" ", fields=False, split=False, ascii_only=True):
+    """`messages` as an SSE stream the way some server might write it (every choice here is the format's)."""
+    lines = []
+    for number, message in enumerate(messages, 1):
+        if fields:
+            lines += [": keep-alive", f"id: {number}", "retry: 3000"]
+        lines.append("event: message")
+        data = frames.dumps(message) if ascii_only else json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+        if split:
+            cut = data.index(",") + 1
+            lines += [f"data:{space}{data[:cut]}", f"data:{space}{data[cut:]}"]
+        else:
+            lines.append(f"data:{space}{data}")
+        lines.append("")
+    return end.join(lines) + end
+
+
+def messages_of(stream):
+    """The answer key: every event's data, parsed."""
+    return [json.loads(event.data) for event in sse.parse(stream) if event.data]
+
+
+def streams(lab=None):
+    """(name, what it is, the stream as text) for each stream the check reads."""
+    with http_lab(lab) as http:
+        reply = http.send(REINDEX)
+    lab_stream = reply.raw.decode("utf-8")
+    real = messages_of(lab_stream)
+    with stdio_lab(None) as own:  # the note is written in a lab of the check's own: yours keeps its notes
+        created = own.request("tools/call", {"name": "create_note", "arguments": SPLIT_LINES_NOTE}, timeout=REPLY_WAIT_S)
+        note_id = created.result["structuredContent"]["id"]
+        read = own.request("tools/call", {"name": "read_note", "arguments": {"note_id": note_id}},
+                           timeout=REPLY_WAIT_S).message
+    return [
+        ("lab", "the lab's own reply to reindex with a progress token", lab_stream),
+        ("lf", "the same messages with lines ending in LF", frame_events(real, end="\n")),
+        ("cr", "the same messages with lines ending in CR", frame_events(real, end="\r")),
+        ("fields", "the same messages with a keep-alive comment, id: and retry: lines in each event",
+         frame_events(real, fields=True)),
+        ("no-space", "the same messages with no space after data:", frame_events(real, space="")),
+        ("two-lines", "the same messages, each over two data: lines", frame_events(real, split=True)),
+        ("utf-8", "a read_note result written as UTF-8, the note's body holding U+2028",
+         frame_events([read], end="\n", ascii_only=False)),
+    ]
+
+
+def check_sse_messages(messages_in, lab=None):
+    """messages_in(stream) must return every JSON-RPC message the SSE stream carries, in order."""
+    if missing(messages_in):
+        not_done("define messages_in(stream) first.")
+        return
+    cases = streams(lab)
+    for name, story, stream in cases:
+        expected = messages_of(stream)
+        outcome = attempt(messages_in, stream)
+        if outcome.not_done:
+            not_done("messages_in still raises NotImplementedError. Split the stream into lines, keep the data: "
+                     "lines, and parse each event's data as JSON.")
+            return
+        if outcome.error:
+            failed(f"messages_in raised {outcome.error_text} for {story}.", hint=HINTS.get(name))
+            return
+        got = outcome.value
+        if got != expected:
+            failed(f"For {story}, messages_in returned {_described(got)}; the stream carries "
+                   f"{_described(expected)}.", hint=HINTS.get(name, "Keep every message, in the order it came."))
+            return
+    passed(f"messages_in read all {len(cases)} streams: the lab's own (CRLF), LF and CR line ends, comments and "
+           "id:/retry: fields, data: without its space, a message over two data: lines, and UTF-8 with U+2028 "
+           "in a string.")
+
+
+def _described(messages):
+    if not isinstance(messages, list):
+        return short(messages)
+    kinds = [message.get("method") or f"the reply to {message.get('id')!r}" if isinstance(message, dict)
+             else short(message, 30) for message in messages]
+    if not kinds:
+        return "no messages"
+    return f"{len(messages)} message{'s' if len(messages) != 1 else ''} ({', '.join(kinds[:4])}" + \
+        (", ..." if len(kinds) > 4 else "") + ")"

@@ -1,0 +1,98 @@
+"""Exercise 04, task 2: messages out of an SSE stream. Right answers pass; the usual shortcuts fail and say why."""
+
+import json
+import re
+
+import pytest
+
+import checks
+from checks.ex04_sse import messages_of, streams
+from mcpwire import sse
+
+LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def by_lines(stream, *, split=LINE_END.split, keep_space=False, join=True):
+    messages, data = [], []
+    for line in split(stream):
+        if line == "":
+            if data:
+                messages.extend([json.loads("\n".join(data))] if join else [json.loads(part) for part in data])
+            data = []
+        elif line.startswith("data:"):
+            value = line[len("data:"):]
+            data.append(value if keep_space or not value.startswith(" ") else value[1:])
+    return messages
+
+
+def with_the_toolkit(stream):
+    return [json.loads(event.data) for event in sse.parse(stream)]
+
+
+def by_regex(stream):
+    found = []
+    for event in re.sub(r"\r\n|\r", "\n", stream).split("\n\n"):
+        data = re.findall(r"^data: ?(.*)$", event, re.M)
+        if data:
+            found.append(json.loads("\n".join(data)))
+    return found
+
+
+def the_lessons_one_liner(stream):
+    return [json.loads(line.removeprefix("data: ")) for line in LINE_END.split(stream) if line.startswith("data: ")]
+
+
+def stub(stream):
+    raise NotImplementedError("your code here")
+
+
+RIGHT = [
+    pytest.param(by_lines, id="line-by-line"),
+    pytest.param(with_the_toolkit, id="mcpwire-sse"),
+    pytest.param(by_regex, id="regex-per-event"),
+]
+WRONG = [
+    pytest.param(the_lessons_one_liner, ("no space after data:", "optional"), id="the-lessons-one-liner"),
+    pytest.param(lambda s: by_lines(s, split=str.splitlines), ("U+2028", "split at CR and LF only"),
+                 id="splitlines"),
+    pytest.param(lambda s: by_lines(s, split=lambda t: t.split("\r\n")), ("lines ending in LF", "split at all three"),
+                 id="crlf-only"),
+    pytest.param(lambda s: by_lines(s, split=lambda t: t.split("\n")), ("lab's own reply", "ends every line in CRLF"),
+                 id="lf-only"),
+    pytest.param(lambda s: by_lines(s, join=False), ("each over two data: lines", "join them with a newline"),
+                 id="data-lines-parsed-alone"),
+    pytest.param(lambda s: [json.loads(line.split(":", 1)[1]) for line in LINE_END.split(s)
+                            if line and not line.startswith("event")],
+                 ("keep-alive comment", "skip comments"), id="every-field-taken-for-data"),
+    pytest.param(lambda s: by_lines(s)[-1:], ("returned 1 message", "the stream carries 14 messages"),
+                 id="only-the-result"),
+    pytest.param(lambda s: [json.dumps(m) for m in by_lines(s)], ("the stream carries 14 messages",),
+                 id="messages-left-as-text"),
+]
+
+
+def test_every_stream_carries_real_lab_messages():
+    named = {name: stream for name, _, stream in streams()}
+    lab = messages_of(named["lab"])
+    assert [m.get("method") for m in lab[:-1]] == ["notifications/progress"] * (len(lab) - 1)
+    assert lab[-1]["id"] == "reindex-call" and lab[-1]["result"]["resultType"] == "complete"
+    for name in ("lf", "cr", "fields", "no-space", "two-lines"):
+        assert messages_of(named[name]) == lab, name
+    (read,) = messages_of(named["utf-8"])
+    assert "\u2028" in named["utf-8"] and "\u2028" in read["result"]["structuredContent"]["body"]
+
+
+@pytest.mark.parametrize("work", RIGHT)
+def test_right_answers_pass(verdict, http, work):
+    assert verdict(checks.check_sse_messages, work, http).startswith("✓ messages_in read all 7 streams")
+
+
+@pytest.mark.parametrize("work, phrases", WRONG)
+def test_wrong_answers_name_their_mistake(verdict, http, work, phrases):
+    out = verdict(checks.check_sse_messages, work, http)
+    assert out.startswith("✗") and all(phrase in out for phrase in phrases), out
+
+
+@pytest.mark.parametrize("work", [None, stub])
+def test_an_unfinished_task_is_not_done_yet(verdict, http, work):
+    assert verdict(checks.check_sse_messages, work, http).startswith("not done yet")
