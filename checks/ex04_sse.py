@@ -3,7 +3,7 @@
 The first stream is the lab's own reply to a `reindex` call with a progress token (SDK
 2.3.0 ends every line in CRLF and writes `event:` and `data: ` lines). The others carry
 real lab messages framed the ways the SSE format lets any server frame them: LF or CR
-line ends, `id:` lines and `:` keep-alive comments, `data:` without its space, one
+line ends, `id:` lines and `:` keep-alive comments without `event:`, `data:` without its space, one
 message over two `data:` lines, and UTF-8 written as it is (a note whose body holds
 U+2028, a character `str.splitlines` splits at). The answer key is `mcpwire.sse`.
 """
@@ -25,7 +25,7 @@ HINTS = {
     "lf": "Lines may end in CRLF, LF or CR: split at all three (re.split(r\"\\r\\n|\\r|\\n\", text)).",
     "cr": "Lines may end in CRLF, LF or CR: split at all three (re.split(r\"\\r\\n|\\r|\\n\", text)).",
     "fields": "Only data: lines carry the message: skip comments (lines that start with ':') and the other "
-              "fields (event:, id:, retry:).",
+              "fields (event:, id:, retry:). An event without an event: line is a \"message\" event all the same.",
     "no-space": "The space after 'data:' is optional: take what follows the colon, less one space if there is one.",
     "two-lines": "An event's data: lines belong together: join them with a newline and parse the JSON when the "
                  "blank line ends the event.",
@@ -38,9 +38,10 @@ def frame_events(messages, *, end="\r\n", space=" ", fields=False, split=False, 
     """`messages` as an SSE stream the way some server might write it (every choice here is the format's)."""
     lines = []
     for number, message in enumerate(messages, 1):
-        if fields:
+        if fields:  # and no event: line, whose type then defaults to "message"
             lines += [": keep-alive", f"id: {number}", "retry: 3000"]
-        lines.append("event: message")
+        else:
+            lines.append("event: message")
         data = frames.dumps(message) if ascii_only else json.dumps(message, separators=(",", ":"), ensure_ascii=False)
         if split:
             cut = data.index(",") + 1
@@ -71,7 +72,8 @@ def streams(lab=None):
         ("lab", "the lab's own reply to reindex with a progress token", lab_stream),
         ("lf", "the same messages with lines ending in LF", frame_events(real, end="\n")),
         ("cr", "the same messages with lines ending in CR", frame_events(real, end="\r")),
-        ("fields", "the same messages with a keep-alive comment, id: and retry: lines in each event",
+        ("fields", "the same messages with a keep-alive comment, id: and retry: lines and no event: line in each "
+                   "event",
          frame_events(real, fields=True)),
         ("no-space", "the same messages with no space after data:", frame_events(real, space="")),
         ("two-lines", "the same messages, each over two data: lines", frame_events(real, split=True)),

@@ -42,6 +42,17 @@ def the_lessons_one_liner(stream):
     return [json.loads(line.removeprefix("data: ")) for line in LINE_END.split(stream) if line.startswith("data: ")]
 
 
+def only_message_events(stream):
+    messages, after_event_line = [], False
+    for line in LINE_END.split(stream):
+        if line == "event: message":
+            after_event_line = True
+        elif line.startswith("data:") and after_event_line:
+            messages.append(json.loads(line[len("data:"):]))
+            after_event_line = False
+    return messages
+
+
 def stub(stream):
     raise NotImplementedError("your code here")
 
@@ -64,6 +75,8 @@ WRONG = [
     pytest.param(lambda s: [json.loads(line.split(":", 1)[1]) for line in LINE_END.split(s)
                             if line and not line.startswith("event")],
                  ("keep-alive comment", "skip comments"), id="every-field-taken-for-data"),
+    pytest.param(only_message_events, ("no event: line", "a \"message\" event all the same"),
+                 id="only-after-event-message"),
     pytest.param(lambda s: by_lines(s)[-1:], ("returned 1 message", "the stream carries 14 messages"),
                  id="only-the-result"),
     pytest.param(lambda s: [json.dumps(m) for m in by_lines(s)], ("the stream carries 14 messages",),
