@@ -4,11 +4,13 @@ The first stream is the lab's own reply to a `reindex` call with a progress toke
 2.3.0 ends every line in CRLF and writes `event:` and `data: ` lines). The others carry
 real lab messages framed the ways the SSE format lets any server frame them: LF or CR
 line ends, `id:` lines and `:` keep-alive comments without `event:`, `data:` without its space, one
-message over two `data:` lines, and UTF-8 written as it is (a note whose body holds
-U+2028, a character `str.splitlines` splits at). The answer key is `mcpwire.sse`.
+message over two `data:` lines, UTF-8 written as it is (a note whose body holds U+2028,
+a character `str.splitlines` splits at), and a stream that ends before its last event's
+blank line. The answer key is `mcpwire.sse`.
 """
 
 import json
+import types
 
 from mcpwire import frames, sse
 from .attempt import attempt, missing
@@ -29,6 +31,9 @@ HINTS = {
     "no-space": "The space after 'data:' is optional: take what follows the colon, less one space if there is one.",
     "two-lines": "An event's data: lines belong together: join them with a newline and parse the JSON when the "
                  "blank line ends the event.",
+    "cut": "An event is complete only at its blank line, and the text after the last line end is not a line "
+           "yet: here the stream stops after a data: line, so that event is not dispatched and its message not "
+           "returned.",
     "utf-8": "str.splitlines() also splits at U+2028 and other characters a JSON string may hold as they are: "
              "split at CR and LF only.",
 }
@@ -79,6 +84,8 @@ def streams(lab=None):
         ("two-lines", "the same messages, each over two data: lines", frame_events(real, split=True)),
         ("utf-8", "a read_note result written as UTF-8, the note's body holding U+2028",
          frame_events([read], end="\n", ascii_only=False)),
+        ("cut", "the same messages on a stream that ends before the last event's blank line (a dropped connection)",
+         frame_events(real, end="\n")[:-1]),
     ]
 
 
@@ -99,13 +106,22 @@ def check_sse_messages(messages_in, lab=None):
             failed(f"messages_in raised {outcome.error_text} for {story}.", hint=HINTS.get(name))
             return
         got = outcome.value
+        if isinstance(got, (tuple, types.GeneratorType)):
+            try:
+                got = list(got)
+            except Exception as error:  # noqa: BLE001 - a generator runs the learner's code here
+                failed(f"messages_in raised {type(error).__name__}: {error} for {story}.", hint=HINTS.get(name))
+                return
+        if not isinstance(got, list):
+            failed(f"For {story}, messages_in returned {short(got)}; return a list of the messages, each a dict.")
+            return
         if got != expected:
             failed(f"For {story}, messages_in returned {_described(got)}; the stream carries "
                    f"{_described(expected)}.", hint=HINTS.get(name, "Keep every message, in the order it came."))
             return
     passed(f"messages_in read all {len(cases)} streams: the lab's own (CRLF), LF and CR line ends, comments and "
-           "id:/retry: fields, data: without its space, a message over two data: lines, and UTF-8 with U+2028 "
-           "in a string.")
+           "id:/retry: fields, data: without its space, a message over two data: lines, UTF-8 with U+2028 "
+           "in a string, and a last event cut off before its blank line.")
 
 
 def _described(messages):

@@ -12,9 +12,10 @@ from mcpwire import sse
 LINE_END = re.compile(r"\r\n|\r|\n")
 
 
-def by_lines(stream, *, split=LINE_END.split, keep_space=False, join=True):
+def by_lines(stream, *, split=LINE_END.split, keep_space=False, join=True, drop_tail=True):
     messages, data = [], []
-    for line in split(stream):
+    lines = split(stream)
+    for line in lines[:-1] if drop_tail else lines:  # what follows the last line end is not a line yet
         if line == "":
             if data:
                 messages.extend([json.loads("\n".join(data))] if join else [json.loads(part) for part in data])
@@ -31,7 +32,7 @@ def with_the_toolkit(stream):
 
 def by_regex(stream):
     found = []
-    for event in re.sub(r"\r\n|\r", "\n", stream).split("\n\n"):
+    for event in re.sub(r"\r\n|\r", "\n", stream).split("\n\n")[:-1]:  # the last piece never got its blank line
         data = re.findall(r"^data: ?(.*)$", event, re.M)
         if data:
             found.append(json.loads("\n".join(data)))
@@ -57,14 +58,24 @@ def stub(stream):
     raise NotImplementedError("your code here")
 
 
+def as_a_generator(stream):
+    yield from by_lines(stream)
+
+
+def flushing_at_the_end(stream):
+    # The pieces re.split leaves, each taken for a line: the empty piece after the last line end ends an event.
+    return by_lines(stream + "\n")
+
+
 RIGHT = [
     pytest.param(by_lines, id="line-by-line"),
+    pytest.param(as_a_generator, id="a-generator"),
     pytest.param(with_the_toolkit, id="mcpwire-sse"),
     pytest.param(by_regex, id="regex-per-event"),
 ]
 WRONG = [
     pytest.param(the_lessons_one_liner, ("no space after data:", "optional"), id="the-lessons-one-liner"),
-    pytest.param(lambda s: by_lines(s, split=str.splitlines), ("U+2028", "split at CR and LF only"),
+    pytest.param(lambda s: by_lines(s, split=str.splitlines, drop_tail=False), ("U+2028", "split at CR and LF only"),
                  id="splitlines"),
     pytest.param(lambda s: by_lines(s, split=lambda t: t.split("\r\n")), ("lines ending in LF", "split at all three"),
                  id="crlf-only"),
@@ -77,6 +88,9 @@ WRONG = [
                  ("keep-alive comment", "skip comments"), id="every-field-taken-for-data"),
     pytest.param(only_message_events, ("no event: line", "a \"message\" event all the same"),
                  id="only-after-event-message"),
+    pytest.param(flushing_at_the_end, ("ends before the last event's blank line", "is not dispatched"),
+                 id="an-unfinished-event-returned"),
+    pytest.param(lambda s: json.dumps(by_lines(s)), ("return a list of the messages",), id="a-json-string"),
     pytest.param(lambda s: by_lines(s)[-1:], ("returned 1 message", "the stream carries 14 messages"),
                  id="only-the-result"),
     pytest.param(lambda s: [json.dumps(m) for m in by_lines(s)], ("the stream carries 14 messages",),
@@ -93,11 +107,12 @@ def test_every_stream_carries_real_lab_messages():
         assert messages_of(named[name]) == lab, name
     (read,) = messages_of(named["utf-8"])
     assert "\u2028" in named["utf-8"] and "\u2028" in read["result"]["structuredContent"]["body"]
+    assert messages_of(named["cut"]) == lab[:-1] and named["cut"].endswith(json.dumps(lab[-1], separators=(",", ":")) + "\n")
 
 
 @pytest.mark.parametrize("work", RIGHT)
 def test_right_answers_pass(verdict, http, work):
-    assert verdict(checks.check_sse_messages, work, http).startswith("✓ messages_in read all 7 streams")
+    assert verdict(checks.check_sse_messages, work, http).startswith("✓ messages_in read all 8 streams")
 
 
 @pytest.mark.parametrize("work, phrases", WRONG)
