@@ -3,6 +3,7 @@
 import asyncio
 import json
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -218,3 +219,22 @@ def test_a_tap_killed_outright_still_records_what_it_passed_on(tmp_path):
     assert (exchange.method, exchange.id, exchange.down) == ("tools/list", "never", b"")
     for stream in (process.stdin, process.stdout, process.stderr):
         stream.close()
+
+
+def test_a_host_on_a_socket_pair_gets_its_replies(tmp_path):
+    # Node's child_process (libuv) gives a child socket pairs, not pipes, for its stdio.
+    host, tap_side = socket.socketpair()
+    process = subprocess.Popen([*TAP, "--out", str(tmp_path / "socket.jsonl"), "--", sys.executable, "-m", "labserver"],
+                               stdin=tap_side, stdout=tap_side, stderr=subprocess.DEVNULL)
+    tap_side.close()
+    with host:
+        host.sendall((frames.dumps(frames.request("server/discover", id="over-a-socket")) + "\n").encode())
+        host.settimeout(60)
+        reply = b""
+        while not reply.endswith(b"\n"):
+            reply += host.recv(65536)
+        host.shutdown(socket.SHUT_WR)
+        assert json.loads(reply)["id"] == "over-a-socket"
+        assert process.wait(timeout=30) == 0
+    (exchange,) = Transcript.from_jsonl(tmp_path / "socket.jsonl")
+    assert exchange.down == reply

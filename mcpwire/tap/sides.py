@@ -70,7 +70,7 @@ class Sink:
         if self._socket is not None:
             self._socket.close()
         elif self._original is not None and self.fd != self._original:
-            _close(self.fd)
+            close_quietly(self.fd)
         if self._on_drained:
             on_drained, self._on_drained = self._on_drained, None
             on_drained()
@@ -88,7 +88,8 @@ class Sink:
             return len(data)
 
 
-def _close(fd):
+def close_quietly(fd):
+    """Close `fd`; one that is already closed is no error."""
     try:
         os.close(fd)
     except OSError:

@@ -22,7 +22,7 @@ import time
 
 from .recorder_process import RecorderProcess
 from .recording import DOWN, UP
-from .sides import Sink, writable_copy
+from .sides import Sink, close_quietly, writable_copy
 
 CHUNK = 1 << 16
 AFTER_EXIT_S = 2.0  # a helper the server spawned may hold its stdout: stop waiting for EOF after this
@@ -62,7 +62,7 @@ def run(command, out_path, stderr_path, *, stdin_fd=0, stdout_fd=1, stderr_fd=2)
             to_host = Sink(writable_copy(stdout_fd), stdout_fd)
             copies = [
                 _Copy(stdin_fd, Sink(to_server), UP, child.stdin.close),
-                _Copy(child.stdout.fileno(), to_host, DOWN, lambda: _close(stdout_fd)),
+                _Copy(child.stdout.fileno(), to_host, DOWN, lambda: close_quietly(stdout_fd)),
                 _Copy(child.stderr.fileno(), Sink(writable_copy(stderr_fd)), None, lambda: None),
             ]
             code = _loop(child, copies, recorder, err_log)
@@ -148,13 +148,6 @@ def _copy_once(copy, recorder, err_log):
         err_log.write(data)
     else:
         recorder.feed(copy.direction, data, at)
-
-
-def _close(fd):
-    try:
-        os.close(fd)
-    except OSError:
-        pass
 
 
 def _forward(child, signum):
