@@ -18,8 +18,11 @@ class RightCache:
     def __init__(self, send, clock):
         self.send, self.clock, self.entries = send, clock, {}
 
+    def key(self, method, params):
+        return method, json.dumps(params or {}, sort_keys=True)
+
     def request(self, method, params=None):
-        key = (method, json.dumps(params or {}, sort_keys=True))
+        key = self.key(method, params)
         entry = self.entries.get(key)
         if entry is not None and self.clock() < entry["received"] + entry["ttlMs"]:
             return entry["reply"]
@@ -41,7 +44,7 @@ class RightCache:
 
 class FreshAtTheLastMillisecond(RightCache):
     def request(self, method, params=None):
-        key = (method, json.dumps(params or {}, sort_keys=True))
+        key = self.key(method, params)
         entry = self.entries.get(key)
         if entry is not None and self.clock() <= entry["received"] + entry["ttlMs"]:
             return entry["reply"]
@@ -49,19 +52,13 @@ class FreshAtTheLastMillisecond(RightCache):
 
 
 class KeyedByMethod(RightCache):
-    def request(self, method, params=None):
-        entry = self.entries.get(method)
-        if entry is not None and self.clock() < entry["received"] + entry["ttlMs"]:
-            return entry["reply"]
-        reply = self.send(method, params)
-        if (reply.get("result") or {}).get("ttlMs", 0) > 0:
-            self.entries[method] = {"reply": reply, "received": self.clock(), "ttlMs": reply["result"]["ttlMs"]}
-        return reply
+    def key(self, method, params):
+        return method
 
 
 class CachesEveryResult(RightCache):
     def request(self, method, params=None):
-        key = (method, json.dumps(params or {}, sort_keys=True))
+        key = self.key(method, params)
         if key not in self.entries:
             reply = self.send(method, params)
             self.entries[key] = {"reply": reply, "received": self.clock(), "ttlMs": 300_000}
@@ -71,15 +68,8 @@ class CachesEveryResult(RightCache):
 class KeyedByUri(RightCache):
     """Keys a read by its uri and a list by its method: every page of a list is one entry."""
 
-    def request(self, method, params=None):
-        key = (method, (params or {}).get("uri"))
-        entry = self.entries.get(key)
-        if entry is not None and self.clock() < entry["received"] + entry["ttlMs"]:
-            return entry["reply"]
-        reply = self.send(method, params)
-        if (reply.get("result") or {}).get("ttlMs", 0) > 0:
-            self.entries[key] = {"reply": reply, "received": self.clock(), "ttlMs": reply["result"]["ttlMs"]}
-        return reply
+    def key(self, method, params):
+        return method, (params or {}).get("uri")
 
 
 class ReturnsTheResult(RightCache):
@@ -91,7 +81,7 @@ class ZeroMeansForever(RightCache):
     """Reads ttlMs 0 as "no expiry" instead of "stale at once"."""
 
     def request(self, method, params=None):
-        key = (method, json.dumps(params or {}, sort_keys=True))
+        key = self.key(method, params)
         entry = self.entries.get(key)
         if entry is not None and self.clock() < entry["received"] + entry["ttlMs"]:
             return entry["reply"]
@@ -109,7 +99,7 @@ class DefaultTtlForLists(RightCache):
                  "resources/read")
 
     def request(self, method, params=None):
-        key = (method, json.dumps(params or {}, sort_keys=True))
+        key = self.key(method, params)
         entry = self.entries.get(key)
         if entry is not None and self.clock() < entry["received"] + entry["ttlMs"]:
             return entry["reply"]
