@@ -4,8 +4,6 @@ import io
 import json
 import subprocess
 
-import jsonschema
-
 from mcpwire import frames
 from mcpwire.validate import validate
 from .attempt import attempt, missing
@@ -169,6 +167,9 @@ def _schema_problem(schema, arguments):
     """The first way `arguments` break the tool's inputSchema, in a few words, or None."""
     if not schema:
         return None
+    # Imported on first use: importing jsonschema builds an RFC 3987 grammar (about 1.7 s of CPU).
+    import jsonschema
+
     error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(arguments))
     if error is None:
         return None

@@ -7,7 +7,7 @@ handshake)` sessions whose answers are known, then the bytes and tokens it measu
 
 import json
 
-from mcpwire import charts, count_tokens, dumps, frames
+from mcpwire import count_tokens, dumps, frames
 from mcpwire.costs import TOKENIZER_NAME
 from mcpwire.stdio import StdioWire
 from .attempt import attempt, missing
@@ -210,6 +210,9 @@ def _requests(n):
 
 def _measure_stdio(lab):
     """{unit: (modern per request, legacy per request, handshake)} for CYCLE repeated, on two stdio processes."""
+    # Imported here: mcpwire.charts imports matplotlib (about 0.8 s of CPU), which only this measure needs.
+    from mcpwire import charts
+
     requests = [CYCLE[i % len(CYCLE)] for i in range(MEASURED_REQUESTS)]
     with stdio_lab(lab) as modern_wire:
         start = len(modern_wire.transcript)

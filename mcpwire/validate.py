@@ -11,10 +11,10 @@ the SDKs send, is reported.
 
 from typing import get_args
 
-import pydantic
-from mcp_types import methods
-
 from .frames import PROTOCOL_VERSION
+
+# pydantic and mcp_types are imported where they are used: building the schema's models takes about half
+# a second of CPU, which every `import mcpwire` (every lesson's first cell) would otherwise pay.
 
 
 def validate(message, *, method=None, version=PROTOCOL_VERSION):
@@ -72,6 +72,8 @@ def _check_request_or_notification(message, version):
         return ["method: must be a string"]
     if params is not None and not isinstance(params, dict):
         return ["params: must be an object"]
+    from mcp_types import methods
+
     if "id" in message:
         problems = _check_id(message, optional=False)
         surface = methods.CLIENT_REQUESTS
@@ -87,6 +89,9 @@ def _check_request_or_notification(message, version):
 
 
 def _check_result(result, method, version):
+    import pydantic
+    from mcp_types import methods
+
     if not isinstance(result, dict):
         return ["result: must be an object"]
     if method is None:
@@ -104,6 +109,8 @@ def _check_result(result, method, version):
 
 
 def _pydantic_problems(check, data, prefix=()):
+    import pydantic
+
     try:
         check()
     except pydantic.ValidationError as error:
