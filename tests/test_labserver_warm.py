@@ -79,6 +79,20 @@ def test_a_stand_in_killed_outright_takes_its_lab_with_it():
             stream.close()
 
 
+def test_a_lab_killed_outright_ends_its_stand_in_the_same_way():
+    with warm_starter() as path:
+        stand_in = lab()
+        stand_in.stdin.write(DISCOVER)
+        stand_in.stdin.flush()
+        stand_in.stdout.readline()
+        (forked,) = labs_of(path)
+        forked.kill()  # as the kernel's out-of-memory killer would
+        # A cold lab killed this way exits -9 to whoever started it; so must the stand-in.
+        assert stand_in.wait(timeout=10) == -signal.SIGKILL
+        for stream in (stand_in.stdin, stand_in.stdout, stand_in.stderr):
+            stream.close()
+
+
 def test_closing_stdin_ends_the_lab_and_its_stand_in():
     with warm_starter() as path:
         stand_in = lab()
