@@ -12,6 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 TOKEN = "make-lab-test"
+pytestmark = pytest.mark.slow  # a real `make lab`: JupyterLab starting takes seconds
 
 
 def free_port() -> int:

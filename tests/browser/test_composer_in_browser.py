@@ -11,7 +11,7 @@ import pytest
 from mcpwire import count_tokens, frames
 from mcpwire.widgets.templates import template_frame
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]  # JupyterLab and Chromium: tens of seconds
 
 NOTEBOOK = "composer_demo.ipynb"
 TIMEOUT_MS = 30_000
