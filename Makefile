@@ -58,12 +58,14 @@ $(LAB_SETTINGS): jupyter-settings/mcp-on-the-wire.json | $(LAB_STAMP)
 	mkdir -p $(dir $@) && cp $< $@
 
 # The test lock is the lab lock plus the test tools, at the same versions.
-# Compiled once here: uv leaves bytecode to the first import, and where PYTHONDONTWRITEBYTECODE is set (CI
-# images often set it) every kernel, worker and lab of a test run would compile its imports again.
 $(TEST_STAMP): $(LOCK_TEST) $(LOCK_LAB) pyproject.toml
 	$(call install_lock,$(LOCK_TEST))
-	$(PY) -m compileall -q -j 0 "$$($(PY) -c 'import sysconfig; print(sysconfig.get_path("purelib"))')" checks labserver mcpwire >/dev/null
 	touch $(LAB_STAMP) $@
+
+# uv leaves bytecode to the first import. Where PYTHONDONTWRITEBYTECODE is set (CI images often set it),
+# every kernel, worker and lab of a test run would compile its imports again; a test run writes it, once,
+# for the modules it imports (compiling the whole environment ahead would take 16 s on two cores).
+PYTEST = env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest
 
 # Opens lesson 00. No language-server scan at start: the lessons need none, and it spawns npm.
 lab: $(LAB_STAMP) $(LAB_SETTINGS)
@@ -75,17 +77,17 @@ lab: $(LAB_STAMP) $(LAB_SETTINGS)
 # never run), so they only have to run. Three workers on two cores: much of a test's time is spent
 # waiting for a lab to answer. (loadfile keeps each notebook's cells on one worker.)
 test: lint $(TEST_STAMP) $(LAB_SETTINGS)
-	$(PY) -m pytest -n $(WORKERS) --dist loadfile --no-loadscope-reorder --nbval $(NBVAL) -o junit_family=xunit1 --junitxml=artifacts/junit-notebooks.xml tests $(LESSONS) $(SOLUTIONS) $(EXERCISES)
+	$(PYTEST) -n $(WORKERS) --dist loadfile --no-loadscope-reorder --nbval $(NBVAL) -o junit_family=xunit1 --junitxml=artifacts/junit-notebooks.xml tests $(LESSONS) $(SOLUTIONS) $(EXERCISES)
 
 # The linter (its rules are in pyproject.toml) before any test runs.
 lint: $(TEST_STAMP)
 	$(VENV)/bin/ruff check .
 
 test-code: $(TEST_STAMP) $(LAB_SETTINGS)
-	$(PY) -m pytest -n $(WORKERS) --dist loadfile --no-loadscope-reorder tests
+	$(PYTEST) -n $(WORKERS) --dist loadfile --no-loadscope-reorder tests
 
 test-notebooks: $(TEST_STAMP)
-	$(PY) -m pytest -n $(WORKERS) --dist loadfile --no-loadscope-reorder --nbval $(NBVAL) -o junit_family=xunit1 --junitxml=artifacts/junit-notebooks.xml $(LESSONS) $(SOLUTIONS) $(EXERCISES)
+	$(PYTEST) -n $(WORKERS) --dist loadfile --no-loadscope-reorder --nbval $(NBVAL) -o junit_family=xunit1 --junitxml=artifacts/junit-notebooks.xml $(LESSONS) $(SOLUTIONS) $(EXERCISES)
 
 # Rewrites requirements/*.txt from pyproject.toml. Versions already locked stay unless a range excludes
 # them; `make lock UPGRADE=1` takes the newest the ranges allow.
