@@ -25,7 +25,7 @@ LESSONS   = $(sort $(wildcard notebooks/*.ipynb))
 SOLUTIONS = $(sort $(wildcard solutions/*.ipynb))
 EXERCISES = $(sort $(wildcard exercises/*.ipynb))
 FIRST_LESSON = $(notdir $(firstword $(LESSONS)))
-WORKERS ?= 3
+WORKERS ?= 4
 NBVAL = --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg --nbval-cell-timeout=60 -p no:cacheprovider
 SUBMISSIONS ?= submissions
 
@@ -74,7 +74,7 @@ lab: $(LAB_STAMP) $(LAB_SETTINGS)
 
 # One pytest run for the tests and every notebook, so no worker idles while another finishes a long file.
 # nbval compares the stored outputs of lessons and solutions; the exercises keep none (their cells were
-# never run), so they only have to run. Three workers on two cores: much of a test's time is spent
+# never run), so they only have to run. Four workers on two cores: much of a test's time is spent
 # waiting for a lab to answer. (loadfile keeps each notebook's cells on one worker.)
 test: lint $(TEST_STAMP) $(LAB_SETTINGS)
 	$(PYTEST) -n $(WORKERS) --dist loadfile --no-loadscope-reorder --nbval $(NBVAL) -o junit_family=xunit1 --junitxml=artifacts/junit-notebooks.xml tests $(LESSONS) $(SOLUTIONS) $(EXERCISES)
