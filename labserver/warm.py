@@ -131,7 +131,12 @@ def _become_the_lab(link, request, fds, listener, watching, lab_main):
         sys.argv = ["labserver", *request["argv"]]
         for signum in request["ignored"]:
             signal.signal(signum, signal.SIG_IGN)
+        # Linux may hand a signal sent to the process to any thread that does not block it; one handed to
+        # the watcher would wait unseen while the main thread sleeps in its event loop. The watcher is
+        # started with them blocked (a thread inherits the mask), and the main thread takes them again.
+        unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, FORWARDED)
         threading.Thread(target=_die_with_the_stand_in, args=(link,), daemon=True).start()
+        signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
         code = _exit_code(lab_main, request["argv"])
     finally:
         with contextlib.suppress(Exception):
