@@ -6,6 +6,7 @@ written to it, then watches for anything the server still sends about the cancel
 
 import copy
 import math
+import numbers
 import time
 
 from mcpwire import frames
@@ -27,13 +28,17 @@ def _reindex(request_id, token, pause_ms=0):
 
 
 def _stdio_messages(wire):
-    """Everything a client read while a listen was open and two reindex calls ran at once."""
+    """Everything a client read while a listen was open and three reindex calls ran at once.
+
+    Tokens 7 and "7" both run, so comparing tokens as text keeps another call's progress.
+    """
     start = len(wire.notifications)
     wire.write(frames.request("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, id="listen"))
     wire.read(timeout=5)  # the acknowledgement (it stays in wire.notifications)
     wire.write(_reindex("reindex-a", "a", 2))
     wire.write(_reindex("reindex-7", 7, 2))
-    replies = [wire.wait("reindex-a"), wire.wait("reindex-7")]
+    wire.write(_reindex("reindex-7-text", "7", 2))
+    replies = [wire.wait("reindex-a"), wire.wait("reindex-7"), wire.wait("reindex-7-text")]
     wire.send(frames.notification("notifications/cancelled", {"requestId": "listen"}))
     return wire.notifications[start:] + [reply.message for reply in replies]
 
@@ -71,9 +76,10 @@ def check_progress_fractions(progress_fractions, lab=None, http_wire=None):
                                 meta={"progressToken": "p-http"})
     sse = streamed.notifications + [streamed.message]
     cases = [
-        ("the messages read on stdio while two reindex calls ran (tokens 'a' and 7) and a listen was open; "
+        ("the messages read on stdio while three reindex calls ran (tokens 'a', 7 and '7') and a listen was open; "
          "token 'a'", mixed, "a"),
         ("the same stdio messages; token 7 (an integer)", mixed, 7),
+        ("the same stdio messages; token '7' (a string)", mixed, "7"),
         ("the events of one SSE reply over HTTP; token 'p-http'", sse, "p-http"),
         ("the same SSE events; token 'other', which no message carries", sse, "other"),
         ("the same SSE events with total left out of the fifth notification, as a server that does not know its "
@@ -87,8 +93,8 @@ def check_progress_fractions(progress_fractions, lab=None, http_wire=None):
             return
         if not _judge_fractions(f"The check gave your function {story}.", messages, token, outcome):
             return
-    passed("progress_fractions followed both interleaved stdio calls and the SSE stream: 13 fractions each, "
-           "rising to 1.0, with the listen's acknowledgement, the responses and the other token's progress left out, "
+    passed("progress_fractions followed the three interleaved stdio calls and the SSE stream: 13 fractions each, "
+           "rising to 1.0, with the listen's acknowledgement, the responses and the other tokens' progress left out, "
            "and None where a notification had no total.")
 
 
@@ -107,9 +113,16 @@ def _judge_fractions(story, messages, token, outcome):
         return False
     if len(given) != len(expected):
         every = _expected_any_token(messages)
-        hint = ("Keep only the notifications whose params.progressToken equals token: the other call's progress "
-                "is on the same wire." if len(given) == len(every) and every != expected else
-                "One fraction per notifications/progress with this token, in the order they came.")
+        as_text = [_fraction(m["params"]) for m in messages if m.get("method") == "notifications/progress"
+                   and str(m["params"].get("progressToken")) == str(token)]
+        if len(given) == len(every) and every != expected:
+            hint = ("Keep only the notifications whose params.progressToken equals token: the other calls' progress "
+                    "is on the same wire.")
+        elif len(given) == len(as_text) != len(expected):
+            hint = ("7 and \"7\" are different tokens, and both are on this wire: compare the token as it is, "
+                    "without converting either side to text.")
+        else:
+            hint = "One fraction per notifications/progress with this token, in the order they came."
         failed(f"{story} You returned {len(given)} fractions; the token {token!r} has {len(expected)} "
                "progress notifications.", hint=hint)
         return False
@@ -123,10 +136,11 @@ def _judge_fractions(story, messages, token, outcome):
                             "place, not a guess.")
                 return False
             continue
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isclose(value, want):
-            if isinstance(value, (int, float)) and math.isclose(value, count):
+        number = isinstance(value, numbers.Real) and not isinstance(value, bool)  # a Fraction is as right as a float
+        if not number or not math.isclose(value, want):
+            if number and math.isclose(value, count):
                 hint = "That is params.progress itself; divide it by params.total."
-            elif isinstance(value, (int, float)) and math.isclose(value, 100 * want):
+            elif number and math.isclose(value, 100 * want):
                 hint = "That is a percentage; a fraction runs from 0 to 1."
             else:
                 hint = "The fraction of one notification is params[\"progress\"] / params[\"total\"]."

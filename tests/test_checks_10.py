@@ -1,6 +1,7 @@
 """Exercise 10 checks: progress fractions and a cancelled call; the right answers pass, typical mistakes are explained."""
 
 import time
+from fractions import Fraction
 
 
 import checks
@@ -29,7 +30,7 @@ def test_fractions_of_every_token(verdict, lab, http):
         return [m["params"]["progress"] / m["params"]["total"] for m in messages
                 if m.get("method") == "notifications/progress"]
     out = verdict(checks.check_progress_fractions, every_token, lab, http)
-    assert "You returned 26 fractions; the token 'a' has 13" in out and "the other call's progress" in out
+    assert "You returned 39 fractions; the token 'a' has 13" in out and "the other calls' progress" in out
 
 
 def test_fractions_that_trust_every_message(verdict, lab, http):
@@ -123,3 +124,20 @@ def test_fractions_that_guess_a_total(verdict, lab, http):
                 if m.get("method") == "notifications/progress" and m["params"].get("progressToken") == token]
     out = verdict(checks.check_progress_fractions, guesses, lab, http)
     assert out.startswith("✗") and "without a total you returned" in out and "not a guess" in out, out
+
+
+def test_fractions_that_compare_tokens_as_text(verdict, lab, http):
+    """7 and "7" are different tokens; the stdio batch has both, so text on both sides keeps the other call's progress."""
+    def as_text(messages, token):
+        return [m["params"]["progress"] / m["params"]["total"] if "total" in m["params"] else None for m in messages
+                if m.get("method") == "notifications/progress" and str(m["params"].get("progressToken")) == str(token)]
+    out = verdict(checks.check_progress_fractions, as_text, lab, http)
+    assert out.startswith("✗") and "token 7 (an integer)" in out and "different tokens" in out, out
+
+
+def test_fractions_as_exact_fractions(verdict, lab, http):
+    def exact(messages, token):
+        return [Fraction(m["params"]["progress"], m["params"]["total"]) if "total" in m["params"] else None
+                for m in messages
+                if m.get("method") == "notifications/progress" and m["params"].get("progressToken") == token]
+    assert verdict(checks.check_progress_fractions, exact, lab, http).startswith("✓ progress_fractions followed")
