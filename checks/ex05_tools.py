@@ -120,9 +120,16 @@ def _judge_topic(topic, expected, calls, outcome, tools):
                hint="The tags are in read_note's structuredContent, not in the search hit.")
         return False
     if outcome.value != expected:
-        failed(f"{story}, you returned {short(outcome.value)}; the best note's tags are {expected}.",
-               server=short(calls[-1][2].get("result", {}).get("structuredContent")),
-               hint="Return read_note's structuredContent[\"tags\"], the list as it is.")
+        value, query = outcome.value, calls[0][1].get("query")
+        if isinstance(value, (tuple, set)) and sorted(value) == sorted(expected):
+            what = f"a {type(value).__name__} of the right tags, not a list"
+        else:
+            what = short(value)
+        hint = ("Return read_note's structuredContent[\"tags\"], the list as it is." if query == topic else
+                f"You searched for {query!r}, not for the topic: the best hit for that may be another note. "
+                "Pass the topic as the query, unchanged.")
+        failed(f"{story}, you returned {what}; the best note's tags are {expected}.",
+               server=short(calls[-1][2].get("result", {}).get("structuredContent")), hint=hint)
         return False
     return True
 
@@ -157,13 +164,16 @@ def _reply_cases(wire):
     call("a misspelt method, tools/calls", {"name": "read_note", "arguments": {"note_id": "welcome"}},
          method="tools/calls")
     call("read_note of 'welcome'", {"name": "read_note", "arguments": {"note_id": "welcome"}})
+    # No outputSchema, so a success without structuredContent: tells isError from "has structuredContent".
+    call("night_report, a tool with no outputSchema", {"name": "night_report", "arguments": {}})
     cases += _other_servers(cases)
     return cases
 
 
 def _other_servers(cases):
-    """Real replies rewritten the way other servers may write them: the lab's SDK always writes isError and
-    one content block, but isError may be left out (it means false) and a tool error may have several blocks."""
+    """Real replies rewritten the way other servers may write them: the lab's SDK always writes isError, one
+    content block and an error text starting "Error executing tool", but isError may be left out (it means
+    false), a tool error may have several blocks, and its text may start with anything."""
     by_story = dict(cases)
     quiet = copy.deepcopy(by_story["read_note of 'welcome'"])
     del quiet["result"]["isError"]
@@ -171,8 +181,13 @@ def _other_servers(cases):
     first = split["result"]["content"][0]["text"]
     cut = first.index(":") + 1
     split["result"]["content"] = [{"type": "text", "text": first[:cut]}, {"type": "text", "text": first[cut:].strip()}]
+    plain = copy.deepcopy(by_story["read_note of an id that does not exist"])
+    block = plain["result"]["content"][0]
+    block["text"] = block["text"].split(": ", 1)[1]
     return [("read_note of 'welcome', from a server that leaves out isError (absent means false)", quiet),
-            ("sync_notes, from a server that writes its error text in two blocks", split)]
+            ("sync_notes, from a server that writes its error text in two blocks", split),
+            ("read_note of an id that does not exist, from a server whose error text does not start with "
+             "\"Error\"", plain)]
 
 
 def expected_kind(message):
@@ -216,7 +231,7 @@ def check_reply_kinds(classify, lab=None):
                    hint=_detail_hint(want[0]))
             return
     passed(f"classify sorted all {len(cases)} replies: results with their structuredContent (isError absent "
-           "included), tool errors (the unknown tool included) with their text, and JSON-RPC errors with their code.")
+           "included, and None for a tool with no outputSchema), tool errors (the unknown tool included) with their text, and JSON-RPC errors with their code.")
 
 
 def _raised_hint(kind):
@@ -231,10 +246,12 @@ def _raised_hint(kind):
 def _kind_hint(kind):
     if kind == "tool error":
         return ("A tool error is a result: look for result[\"isError\"] == true (an absent isError means false). "
-                "SDK 2.3.0 reports even an unknown tool this way.")
+                "SDK 2.3.0 reports even an unknown tool this way. Do not go by the wording of the text: each server words "
+                "its errors its own way.")
     if kind == "protocol error":
         return "A JSON-RPC error has an \"error\" member instead of \"result\": no tool ran."
-    return "isError false (or absent) and no \"error\" member: the call worked."
+    return ("isError false (or absent) and no \"error\" member: the call worked. Only a tool with an outputSchema "
+            "returns structuredContent, so a result may have none (its detail is then None).")
 
 
 def _detail_hint(kind):

@@ -74,7 +74,7 @@ def classify_with_text_for_results(message):
 
 
 def test_reply_kinds_right(verdict, lab):
-    assert verdict(checks.check_reply_kinds, classify, lab).startswith("✓ classify sorted all 10 replies")
+    assert verdict(checks.check_reply_kinds, classify, lab).startswith("✓ classify sorted all 12 replies")
 
 
 def test_reply_kinds_missing_is_error(verdict, lab):

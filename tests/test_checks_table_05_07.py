@@ -48,6 +48,10 @@ SEARCH_WRONG = [
     pytest.param(best_note_tags(empty_check=False), ("'zebrafish'", "IndexError", "return None"), id="no-hits-unhandled"),
     pytest.param(best_note_tags(from_hit=True), ("read the hit with read_note",), id="tags-from-the-hit"),
     pytest.param(best_note_tags(calls_after=5), ("called tools 6 times",), id="too-many-calls"),
+    pytest.param(lambda call_tool, topic: (lambda tags: tags if tags is None else tuple(tags))(
+        best_note_tags()(call_tool, topic)), ("a tuple of the right tags, not a list",), id="tags-as-tuple"),
+    pytest.param(lambda call_tool, topic: best_note_tags()(call_tool, topic.split()[0]),
+                 ("You searched for 'spindle', not for the topic",), id="first-word-of-the-topic"),
 ]
 
 
@@ -94,12 +98,21 @@ CLASSIFY_WRONG = [
     pytest.param(lambda m: ("result" if "result" in m else "protocol error",), ("return a pair",), id="one-tuple"),
     pytest.param(lambda m: classify()(m) if "error" not in m else ("protocol error", str(m["error"]["code"])),
                  ("expected -32", "an integer"), id="code-as-text"),
+    pytest.param(lambda m: classify()(m) if "error" in m else (
+        ("result", m["result"]["structuredContent"]) if "structuredContent" in m["result"]
+        else ("tool error", "\n".join(block.get("text", "") for block in m["result"]["content"]))),
+        ("night_report", "this is a 'result'", "Only a tool with an outputSchema"), id="sorted-by-structured-content"),
+    pytest.param(lambda m: classify()(m) if "error" in m else (
+        ("tool error", "\n".join(block.get("text", "") for block in m["result"]["content"]))
+        if m["result"]["content"][0].get("text", "").startswith(("Error", "Unknown tool"))
+        else ("result", m["result"].get("structuredContent"))),
+        ("does not start with", "this is a 'tool error'", "wording"), id="sorted-by-error-text"),
 ]
 
 
 @pytest.mark.parametrize("work", CLASSIFY_RIGHT)
 def test_reply_kinds_right_answers_pass(verdict, lab, work):
-    assert verdict(checks.check_reply_kinds, work, lab).startswith("✓ classify sorted all 10 replies")
+    assert verdict(checks.check_reply_kinds, work, lab).startswith("✓ classify sorted all 12 replies")
 
 
 @pytest.mark.parametrize("work, phrases", CLASSIFY_WRONG)
