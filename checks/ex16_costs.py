@@ -5,7 +5,10 @@ counts the tokens with the lesson's tokenizer. Task 2 gives `first_costlier(mode
 handshake)` sessions whose answers are known, then the bytes and tokens it measures over stdio.
 """
 
+import ast
 import json
+import math
+import numbers
 
 from mcpwire import count_tokens, dumps, frames
 from mcpwire.costs import TOKENIZER_NAME
@@ -42,6 +45,8 @@ def check_model_copy(for_model, lab=None):
         if not _judge_structured(for_model, name, result):
             return
     if not _judge_unstructured(for_model, UNSTRUCTURED_CALL[0], unstructured):
+        return
+    if not _judge_unstructured(for_model, f"{UNSTRUCTURED_CALL[0]} with its text in two blocks", _split_text(unstructured)):
         return
     name, result = structured[0]
     one = count_tokens(dumps(result["structuredContent"]))
@@ -99,9 +104,25 @@ def _judge_structured(for_model, name, result):
                f"the data alone, compact, takes {count_tokens(compact)}.",
                hint="structuredContent and the text block hold the same data: the model needs one of them.")
         return False
+    try:
+        as_python = ast.literal_eval(answer)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        as_python = None
+    if as_python == data:
+        failed(f"For {name}, your text is the structured data as Python writes it, not as JSON: {short(answer, 80)}",
+               hint="str() and repr() write single quotes, True and None; a model is given JSON. Serialize with "
+                    "the json module.")
+        return False
     failed(f"For {name}, your text is not the tool's structured data: {short(answer)}",
            hint="When the result has structuredContent, that is the copy to pass, as JSON text.")
     return False
+
+
+def _split_text(result):
+    """The same result with its text block cut in two, the second half after the image: text in several blocks."""
+    first, *rest = result["content"]
+    head, _, tail = first["text"].partition(". ")
+    return {**result, "content": [{**first, "text": head + "."}, rest[0], {**first, "text": tail}, *rest[1:]]}
 
 
 def _judge_unstructured(for_model, name, result):
@@ -117,7 +138,22 @@ def _judge_unstructured(for_model, name, result):
                hint="Without structuredContent, the content blocks are the only copy: pass the text of each "
                     "text block meant for the model.")
         return False
-    return True
+    # The texts, a separator between each two and a little room: anything larger passes more than the text blocks.
+    allowed = sum(count_tokens(text) for text in texts) + 2 * len(texts)
+    if count_tokens(answer) <= allowed:
+        return True
+    spent = f"For {name}, which has no structuredContent, your text is {count_tokens(answer)} tokens, where the text " \
+            f"of its text blocks takes {allowed - 2 * len(texts)}"
+    images = [block["data"] for block in result["content"] if block.get("type") == "image"]
+    if any(data[:64] in answer for data in images):
+        failed(f"{spent}: it carries the image block's base64 data, which is for the user.",
+               hint="Other blocks are not text: take the text of the blocks whose type is \"text\" only.")
+    else:
+        failed(f"{spent}: it passes more than the text blocks, such as the other blocks' fields or the "
+               "blocks as JSON.",
+               hint="A model reads the text of the text blocks: leave out the other blocks and the JSON "
+                    "around them.")
+    return False
 
 
 # --- task 2: where the envelope stops paying ---------------------------------------------------------
@@ -129,6 +165,10 @@ KNOWN_SESSIONS = [
     ("a session where every modern request is the cheaper one", [100] * 6, [120] * 6, 500, None),
     ("a session whose handshake costs less than one envelope", [250] * 6, [150] * 6, 50, 1),
     ("a session whose totals pass each other only at its last request", [200] * 6, [100] * 6, 550, 6),
+    # Requests that cost different amounts: an average gap per request, times a count, misses the crossing.
+    ("a session whose first request is the dearest", [400] + [100] * 5, [100] * 6, 250, 1),
+    # The legacy requests cost more: the gap shrinks; counted without its sign, it would grow.
+    ("a session where every modern request is a little cheaper", [100] * 6, [120] * 6, 50, None),
 ]
 
 
@@ -159,7 +199,8 @@ def check_break_even(first_costlier, lab=None):
     found = {unit: expected_crossing(*costs) for unit, costs in measured.items()}
     passed(f"Over stdio the modern session has cost more from request {found['bytes']} in bytes and "
            f"{found['tokens']} in tokens ({TOKENIZER_NAME}), as your function says; it also gets a tie, a crossing at the "
-           "first and at the last request, and a session where the envelope never costs more right.")
+           "first and at the last request, requests of different costs, and sessions where the envelope never costs more "
+           "right.")
 
 
 def _judge_crossing(first_costlier, what, unit, modern, legacy, handshake, answer):
@@ -174,7 +215,7 @@ def _judge_crossing(first_costlier, what, unit, modern, legacy, handshake, answe
     if outcome.error:
         failed(f"first_costlier raised {outcome.error_text} on {what}.")
         return False
-    got = outcome.value
+    got = _whole(outcome.value)
     if got == answer and (got is None or isinstance(got, int)):
         return True
     given = f"On {what} (modern {short(modern, 60)}, legacy {short(legacy, 60)}, handshake {handshake} {unit})"
@@ -202,6 +243,14 @@ def _judge_crossing(first_costlier, what, unit, modern, legacy, handshake, answe
                f"{handshake + sum(legacy[:answer])}.",
                hint="Return the first request after which the modern total is larger.")
     return False
+
+
+def _whole(value):
+    """A whole number of any numeric type (numpy's int64, 3.0) as an int; anything else as it is."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value) \
+            and value == int(value):
+        return int(value)
+    return value
 
 
 def _requests(n):

@@ -5,7 +5,10 @@ Each right answer passes whichever way it is written; each typical wrong one get
 
 import itertools
 import json
+import math
 import time
+
+import numpy as np
 
 import pytest
 
@@ -85,6 +88,38 @@ def the_first_hit_only(result):
     return mcpwire.dumps(next(iter(structured.values())))
 
 
+def whole_result_without_structure(result):
+    structured = result.get("structuredContent")
+    return json.dumps(structured, separators=(",", ":")) if structured is not None else json.dumps(result)
+
+
+def str_of_the_result_without_structure(result):
+    structured = result.get("structuredContent")
+    return json.dumps(structured, separators=(",", ":")) if structured is not None else str(result)
+
+
+def the_blocks_as_json_without_structure(result):
+    structured = result.get("structuredContent")
+    return json.dumps(structured, separators=(",", ":")) if structured is not None else json.dumps(result["content"])
+
+
+def every_block_s_text_or_data(result):
+    structured = result.get("structuredContent")
+    if structured is not None:
+        return json.dumps(structured, separators=(",", ":"))
+    return "\n".join(block.get("text", block.get("data", "")) for block in result["content"])
+
+
+def the_first_text_block_without_structure(result):
+    structured = result.get("structuredContent")
+    return json.dumps(structured, separators=(",", ":")) if structured is not None else result["content"][0]["text"]
+
+
+def python_repr(result):
+    structured = result.get("structuredContent")
+    return str(structured) if structured is not None else solution_copy(result)
+
+
 COPY_RIGHT = [solution_copy, escaped_and_for_the_assistant_only, with_mcpwire]
 COPY_WRONG = [
     pytest.param(the_text_block, ("For search_notes", "in 310 tokens", "compactly it takes 229"), id="indented-text-block"),
@@ -97,6 +132,16 @@ COPY_WRONG = [
     pytest.param(nothing_without_structure, ("For night_report", "leaves out the text block", "Pilot night P07"),
                  id="drops-the-text-blocks"),
     pytest.param(the_first_hit_only, ("not the tool's structured data",), id="part-of-the-data"),
+    pytest.param(whole_result_without_structure, ("For night_report", "base64 data, which is for the user"),
+                 id="the-whole-result-without-structured-content"),
+    pytest.param(str_of_the_result_without_structure, ("For night_report", "base64 data, which is for the user"),
+                 id="str-of-the-result-without-structured-content"),
+    pytest.param(the_blocks_as_json_without_structure, ("For night_report", "base64 data"), id="the-blocks-as-json"),
+    pytest.param(every_block_s_text_or_data, ("For night_report", "base64 data"), id="every-block-s-text-or-data"),
+    pytest.param(the_first_text_block_without_structure, ("night_report with its text in two blocks",
+                                                         "leaves out the text block", "The hypnogram is for the user"),
+                 id="only-the-first-text-block"),
+    pytest.param(python_repr, ("as Python writes it, not as JSON", "json module"), id="python-repr"),
 ]
 
 
@@ -179,7 +224,33 @@ def never_returns(modern, legacy, handshake):
         time.sleep(0.05)
 
 
-CROSSING_RIGHT = [solution_crossing, accumulated_gap]
+def as_numpy(modern, legacy, handshake):
+    """Right, written differently: numpy's running totals, and numpy's integer back."""
+    over = np.cumsum(modern) > handshake + np.cumsum(legacy)
+    return np.argmax(over) + 1 if over.any() else None
+
+
+def as_a_float(modern, legacy, handshake):
+    """Right, written differently: a count that is a float."""
+    found = solution_crossing(modern, legacy, handshake)
+    return None if found is None else float(found)
+
+
+def an_average_gap(modern, legacy, handshake):
+    gap = (sum(modern) - sum(legacy)) / len(modern)
+    return math.floor(handshake / gap) + 1 if gap > 0 and math.floor(handshake / gap) + 1 <= len(modern) else None
+
+
+def the_gap_without_its_sign(modern, legacy, handshake):
+    extra = 0
+    for number, (mine, bare) in enumerate(zip(modern, legacy), start=1):
+        extra += abs(mine - bare)
+        if extra > handshake:
+            return number
+    return None
+
+
+CROSSING_RIGHT = [solution_crossing, accumulated_gap, as_numpy, as_a_float]
 CROSSING_WRONG = [
     pytest.param(no_handshake, ("returned 1", "modern session has cost 250 bytes and the legacy one 400",
                                 "handshake counted in the legacy one"), id="forgets-the-handshake"),
@@ -196,12 +267,16 @@ CROSSING_WRONG = [
                                                  "After 6 requests the modern session has cost 1200 bytes"),
                  id="stops-before-the-last-request"),
     pytest.param(never_returns, ("did not return within 5 s",), id="a-loop-that-never-ends"),
+    pytest.param(an_average_gap, ("first request is the dearest", "returned 6", "already after 1 request: 400 bytes against 350"),
+                 id="an-average-gap"),
+    pytest.param(the_gap_without_its_sign, ("a little cheaper", "returned 3", "the legacy one 410"),
+                 id="the-gap-without-its-sign"),
 ]
 
 
 def test_the_known_sessions_have_the_answers_the_check_gives():
     assert [expected_crossing(m, leg, h) for _, m, leg, h, _ in KNOWN_SESSIONS] == [s[-1] for s in KNOWN_SESSIONS]
-    assert [solution_crossing(m, leg, h) for _, m, leg, h, _ in KNOWN_SESSIONS] == [3, 4, None, 1, 6]
+    assert [solution_crossing(m, leg, h) for _, m, leg, h, _ in KNOWN_SESSIONS] == [3, 4, None, 1, 6, 1, None]
 
 
 @pytest.mark.parametrize("first_costlier", CROSSING_RIGHT, ids=lambda f: f.__name__)
