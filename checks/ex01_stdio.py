@@ -2,6 +2,7 @@
 
 import copy
 import json
+import sys
 
 from mcpwire import frames
 from .attempt import attempt, missing
@@ -23,6 +24,20 @@ REFUSED = frames.request("tools/list", {}, id="refused", meta=None)
 DISCOVER = frames.request("server/discover", id=3)
 BATCH = [SLOW, FAST, NEVER_ANSWERED, REFUSED, DISCOVER]
 EXPECTED_IDS = ["slow", 2, "refused", 3]
+UNANSWERED = frames.request("server/discover", id="unanswered")
+# Never answers, but talks: a wait that starts over with each line never runs out here, and a loop that skips
+# only notifications/progress meets another method.
+CHATTY_EVERY_S = 0.25
+CHATTY_SOURCE = """\
+import json, sys, threading, time
+threading.Thread(target=sys.stdin.buffer.read, daemon=True).start()
+for n in range(200):
+    method, params = (("notifications/progress", {"progressToken": "t", "progress": n}) if n % 2 else
+                      ("notifications/message", {"level": "info", "data": "still here"}))
+    print(json.dumps({"jsonrpc": "2.0", "method": method, "params": params}), flush=True)
+    time.sleep(float(sys.argv[1]))
+"""
+CHATTY_COMMAND = [sys.executable, "-c", CHATTY_SOURCE, str(CHATTY_EVERY_S)]
 
 LOOP_HINT = ("Keep track of the ids still waiting; a line with a \"method\" is a notification to skip, any other "
              "line (a result or an error) is filed under its \"id\"; stop when nothing is waiting.")
@@ -41,6 +56,8 @@ def _sample_messages(wire):
     unreadable = wire.send_raw('{"jsonrpc": "2.0", "id": 13, "method": "tools/list"', timeout=REPLY_WAIT_S)
     cancelled = frames.notification("notifications/cancelled", {"requestId": 10})
     null_id = {"jsonrpc": "2.0", "id": None, "method": "tools/list"}
+    # Tells the keys from the method's name: a rule that calls only notifications/* notifications gets it wrong.
+    call_without_id = frames.notification("tools/call", {"name": "search_notes", "arguments": {"query": "spindle"}})
     wire.send_raw(frames.dumps(null_id), timeout=REPLY_WAIT_S)  # sent for real: the server refuses its null id
     return [
         (reindex, "request", "it has a method and an id: the sender waits for a reply with that id"),
@@ -57,6 +74,9 @@ def _sample_messages(wire):
         (unreadable.message, "response",
          "it has an error and no method. The server could not read the id of a line that is not JSON, so its "
          f"reply has {_unread_id(unreadable.message)}; it is still a response"),
+        (call_without_id, "notification",
+         "it has a method and no id. A message without an id member is a notification whatever its method: "
+         "the server sends nothing back, as lesson 00 showed for a tools/call without an id"),
     ]
 
 
@@ -85,7 +105,8 @@ def check_message_kinds(kind_of, lab=None):
             return
     count = {kind: sum(1 for _, k, _ in samples if k == kind) for kind in ("request", "notification", "response")}
     passed(f"kind_of sorted {len(samples)} real messages: {count['request']} requests (one with a null id, one "
-           f"without params), {count['notification']} notifications and {count['response']} responses "
+           f"without params), {count['notification']} notifications (one a tools/call without an id) and "
+           f"{count['response']} responses "
            "(two of them errors, one with a null id).")
 
 
@@ -116,13 +137,18 @@ def check_stdio_loop(send_and_match):
                     "may send.")
         return
     with raw_process(SILENT_COMMAND, buffered=True) as proc:
-        silent = attempt(send_and_match, proc, [dict(DISCOVER)], SILENT_TIMEOUT_S,
+        silent = attempt(send_and_match, proc, [dict(UNANSWERED)], SILENT_TIMEOUT_S,
                          guard=SILENT_TIMEOUT_S + GRACE_S, unblock=lambda: stop(proc))
     if not _judge_silence(silent):
         return
+    with raw_process(CHATTY_COMMAND, buffered=True) as proc:
+        chatty = attempt(send_and_match, proc, [dict(UNANSWERED)], SILENT_TIMEOUT_S,
+                         guard=SILENT_TIMEOUT_S + GRACE_S, unblock=lambda: stop(proc))
+    if not _judge_chatter(chatty):
+        return
     passed("Your loop filed all four replies under their ids (the slow reindex, sent first, was answered last; "
            "the refused tools/list, an error, counted as its reply), skipped the progress notifications, waited for no reply to the notification, and raised "
-           "TimeoutError when a server stayed silent.")
+           "TimeoutError when a server stayed silent, and when one only sent notifications.")
 
 
 def _judge_arrival(sent, received):
@@ -222,11 +248,41 @@ def _judge_silence(outcome):
                hint="A read that has no timeout waits for ever on a silent server.", more=TIMEOUT_HINT)
         return False
     if isinstance(outcome.error, TimeoutError):
-        return True
+        if UNANSWERED["id"] in str(outcome.error):
+            return True
+        failed(f"{sent} Your function raised TimeoutError, but its message does not name the id still waiting, "
+               f"{UNANSWERED['id']!r}: {outcome.error_text}",
+               hint="Whoever catches the error needs to know which requests went unanswered: put the ids still "
+                    "waiting in its message.")
+        return False
     if outcome.error:
         failed(f"{sent} Your function raised {outcome.error_text}, not TimeoutError.",
                hint="When the deadline passes, raise TimeoutError naming the ids still waiting.")
         return False
     failed(f"{sent} Your function returned {short(outcome.value)} instead of raising TimeoutError.",
            hint="A caller cannot tell an empty answer from a lost one: raise TimeoutError naming the ids still waiting.")
+    return False
+
+
+def _judge_chatter(outcome):
+    sent = (f"Then the check gave your function a server that never answers but writes a notification every "
+            f"{CHATTY_EVERY_S} seconds (notifications/message and notifications/progress in turn), with "
+            f"timeout={SILENT_TIMEOUT_S}.")
+    if outcome.hung:
+        failed(f"{sent} Your function was still waiting {GRACE_S} seconds after its timeout.",
+               hint="The timeout is for the whole call, not for each line: a wait that starts over with every "
+                    "line never runs out while the server keeps writing notifications.",
+               more="Compute one deadline, time.monotonic() + timeout, before the loop; each wait gets what is "
+                    "left of it.")
+        return False
+    if isinstance(outcome.error, TimeoutError):
+        return True
+    if outcome.error:
+        failed(f"{sent} Your function raised {outcome.error_text}, not TimeoutError.",
+               hint="Any line with a \"method\" is a notification, whichever method it names: skip them all.",
+               more=LOOP_HINT)
+        return False
+    failed(f"{sent} Your function returned {short(outcome.value)} instead of raising TimeoutError.",
+           hint="A notification answers nothing: only a line with the request's id and no \"method\" does.",
+           more=LOOP_HINT)
     return False

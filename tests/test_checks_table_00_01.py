@@ -212,12 +212,19 @@ KIND_WRONG = [
     pytest.param(lambda m: ("request" if m.get("id") is not None else "notification") if "method" in m else "response",
                  ("kind_of says 'notification'", "only when the id member is absent"),
                  id="null-id-request-taken-for-a-notification"),
+    pytest.param(lambda m: ("notification" if m["method"].startswith("notifications/") else "request")
+                 if "method" in m else "response",
+                 ("kind_of says 'request'", "tools/call", "no id", "whatever its method"),
+                 id="sorted-by-method-name"),
+    pytest.param(lambda m: "response" if "result" in m or "error" in m
+                 else "notification" if m.get("method", "").startswith("notifications/") else "request",
+                 ("kind_of says 'request'", "whatever its method"), id="response-keys-then-method-name"),
 ]
 
 
 @pytest.mark.parametrize("work", KIND_RIGHT)
 def test_message_kinds_right_answers_pass(verdict, lab, work):
-    assert verdict(checks.check_message_kinds, work, lab).startswith("✓ kind_of sorted 9 real messages")
+    assert verdict(checks.check_message_kinds, work, lab).startswith("✓ kind_of sorted 10 real messages")
 
 
 @pytest.mark.parametrize("work, phrases", KIND_WRONG)
@@ -234,7 +241,8 @@ def pump(stream, lines):
 
 
 def send_and_match(*, flush=True, newline=True, skip_notes=True, wait_for_all=False, deadline=True,
-                   by_position=False, raw=False, results_only=False, close=False):
+                   by_position=False, raw=False, results_only=False, close=False, per_line=False,
+                   bare_timeout=False, progress_only=False):
     def work(proc, frames, timeout=5.0):
         lines = queue.Queue()
         threading.Thread(target=pump, args=(proc.stdout, lines), daemon=True).start()
@@ -249,11 +257,17 @@ def send_and_match(*, flush=True, newline=True, skip_notes=True, wait_for_all=Fa
         end = time.monotonic() + timeout
         while waiting:
             try:
-                line = lines.get(timeout=max(0.0, end - time.monotonic()) if deadline else None)
+                wait = timeout if per_line else max(0.0, end - time.monotonic()) if deadline else None
+                line = lines.get(timeout=wait)
             except queue.Empty:
+                if bare_timeout:
+                    raise TimeoutError from None
                 raise TimeoutError(f"no reply for {waiting}") from None
             message = json.loads(line)
-            if skip_notes and "method" in message or results_only and "result" not in message:
+            if progress_only:
+                if message.get("method") == "notifications/progress":
+                    continue
+            elif skip_notes and "method" in message or results_only and "result" not in message:
                 continue
             key = order[len(replies)] if by_position else message["id"]
             if key in waiting:
@@ -301,6 +315,12 @@ LOOP_WRONG = [
                  id="error-replies-not-taken-for-replies"),
     pytest.param(send_and_match(flush=False, close=True), ("closed the server's stdin", "keeps stdin open"),
                  id="stdin-closed-instead-of-flushed"),
+    pytest.param(send_and_match(per_line=True), ("writes a notification every", "whole call", "each line"),
+                 id="timeout-per-line-not-overall"),
+    pytest.param(send_and_match(bare_timeout=True), ("does not name", "'unanswered'"),
+                 id="timeout-error-without-the-ids"),
+    pytest.param(send_and_match(progress_only=True), ("KeyError", "notifications/message", "whichever method"),
+                 id="skips-only-progress-notifications"),
 ]
 
 
