@@ -21,7 +21,7 @@ LISTEN = {"notifications": {"toolsListChanged": True, "resourcesListChanged": Tr
                             "resourceSubscriptions": [INDEX["uri"]]}}
 WELCOME = {"uri": "notes://welcome"}
 CACHED_BEFORE_THE_NOTE = [("tools/list", None), ("prompts/list", None), ("resources/read", INDEX),
-                          ("resources/read", WELCOME), ("resources/list", None)]
+                          ("resources/read", WELCOME), ("resources/list", None), ("resources/templates/list", None)]
 # What creating a note says nothing about: a cache must still answer these from its store.
 KEPT = [("tools/list", None, "tools/list", "no tool changed"), ("prompts/list", None, "prompts/list", "no prompt changed"),
         ("resources/read", WELCOME, "resources/read of notes://welcome", "the server named only notes://index")]
@@ -87,6 +87,12 @@ def _failed_call(outcome, method):
     if outcome.not_done:
         not_done("CachingClient.request still raises NotImplementedError. Look the request up in your store; "
                  "send it only when there is no fresh entry.")
+    elif isinstance(outcome.error, TypeError) and "unhashable" in str(outcome.error):
+        failed(f"request({method!r}) raised {outcome.error_text}: your key holds a dict inside params (a tools/call's "
+               "arguments), and a dict cannot be part of a dict key.",
+               hint="params can nest: build the key from all of them as one hashable value.",
+               more="Text is hashable: write params as JSON, with its keys sorted so that the same params always give "
+                    "the same key.")
     else:
         failed(f"request({method!r}) raised {outcome.error_text}",
                hint="An error reply has no \"result\", and a tools/call result has no \"ttlMs\": read with .get().")
@@ -102,7 +108,8 @@ def check_cache_rules(client_class, lab=None):
             session = _Session(client_class, wire)
             if _broken(session, "send, clock") or not rule(session):
                 return
-    passed("Your cache answered tools/list from its store at 4 minutes, asked again at 5 (its ttlMs), kept "
+    passed("Your cache answered tools/list from its store at 4 minutes, asked again at 5 (its ttlMs), answered from "
+           "the reply it got then at 9 and asked again at 10, kept "
            "notes://index and notes://welcome apart and two pages of resources/list too, sent every tools/call and every error through, and did not "
            "reuse a list whose ttlMs was 0 or missing.")
 
@@ -110,7 +117,10 @@ def check_cache_rules(client_class, lab=None):
 def _rule_ttl(session):
     plan = [(0, True, "at 0 minutes, with nothing stored yet"),
             (4 * MINUTE_MS, False, "at 4 minutes, while the tools/list reply (ttlMs 300000) is fresh"),
-            (5 * MINUTE_MS, True, "at exactly 5 minutes, when the entry has gone stale")]
+            (5 * MINUTE_MS, True, "at exactly 5 minutes, when the entry has gone stale"),
+            # Stored at a moment other than 0: its time runs from when it was received, not from 0.
+            (9 * MINUTE_MS, False, "at 9 minutes, while the reply received at 5 minutes is fresh"),
+            (10 * MINUTE_MS, True, "at exactly 10 minutes, 5 minutes after the reply was received")]
     first = None
     for at_ms, must_send, when in plan:
         sent, outcome = session.ask(at_ms, "tools/list")
@@ -126,10 +136,10 @@ def _rule_ttl(session):
                        hint="Store each cacheable reply with the clock() time you received it, and answer from the "
                             "store while clock() < received + ttlMs.")
             return False
-        if sent and outcome.value is not session.send.last:
+        if sent and outcome.value != session.send.last:
             failed(f"Asked for tools/list {when}, your client returned {short(outcome.value)}, not the reply "
                    "send() gave it.", hint="Return the reply as send() gave it (the whole dict, with its \"result\" "
-                                           "or its \"error\"), and store that same dict.")
+                                           "or its \"error\"), and store that reply.")
             return False
         if not sent and outcome.value != first:
             failed(f"Asked for tools/list {when}, your client returned {short(outcome.value)}, "
@@ -266,6 +276,16 @@ def check_cache_invalidation(client_class):
                    more="notifications/resources/list_changed stales every resources/list entry (and the "
                         "template list); drop them all.")
             return
+        sent, outcome = session.ask(1000, "resources/templates/list")
+        if outcome.error:
+            _failed_call(outcome, "resources/templates/list")
+            return
+        if not sent:
+            failed(f"A note was created and the server said so ({said}), yet your client answered "
+                   "resources/templates/list from its store.",
+                   hint="notifications/resources/list_changed stales the resource lists: the template list is one "
+                        "of them.")
+            return
         for method, params, what, why in KEPT:
             sent, outcome = session.ask(1000, method, params)
             if outcome.error:
@@ -278,14 +298,18 @@ def check_cache_invalidation(client_class):
                 return
         if not _list_changed_drops(session, said):
             return
-    passed(f"After a note was created ({said}), your cache dropped the note index and the resource list, and kept "
-           "the tool list, the prompt list and notes://welcome; tools/list_changed and prompts/list_changed each "
-           "dropped their own list.")
+    passed(f"After a note was created ({said}), your cache dropped the note index and the resource lists, and kept "
+           "the tool list, the prompt list and notes://welcome; tools/list_changed, prompts/list_changed and "
+           "resources/list_changed each dropped their own lists.")
 
 
 def _list_changed_drops(session, said):
-    """The lab's tools and prompts never change, so the check hands notice() what a server whose lists did sends."""
-    for kind, other in (("tools", "prompts"), ("prompts", "tools")):
+    """The lab's tools and prompts never change, so the check hands notice() what a server whose lists did sends.
+
+    resources/list_changed comes alone too: with the lab's, a resources/updated arrives, which may hide that a
+    client ignores the list_changed.
+    """
+    for kind, other in (("tools", "prompts"), ("prompts", "tools"), ("resources", "tools")):
         notification = {"jsonrpc": "2.0", "method": f"notifications/{kind}/list_changed",
                         "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": "listen"}}}
         noticed = attempt(session.client.notice, copy.deepcopy(notification))
@@ -298,10 +322,22 @@ def _list_changed_drops(session, said):
             _failed_call(outcome, f"{kind}/list")
             return False
         if not sent:
-            failed(f"Given notifications/{kind}/list_changed (the lab never sends one, so the check made it as a "
-                   f"server whose {kind} changed would), your client still answered {kind}/list from its store.",
-                   hint=f"notifications/{kind}/list_changed stales every {kind}/list entry.")
+            made = ("on its own (the check made it, without the resources/updated the lab sends beside it)"
+                    if kind == "resources" else
+                    f"(the lab never sends one, so the check made it as a server whose {kind} changed would)")
+            failed(f"Given notifications/{kind}/list_changed {made}, your client still answered {kind}/list from "
+                   "its store.", hint=f"notifications/{kind}/list_changed stales every {kind}/list entry.")
             return False
+        if kind == "resources":
+            sent, outcome = session.ask(2000, "resources/templates/list")
+            if outcome.error:
+                _failed_call(outcome, "resources/templates/list")
+                return False
+            if not sent:
+                failed("Given notifications/resources/list_changed on its own, your client still answered "
+                       "resources/templates/list from its store.",
+                       hint="The template list is one of the resource lists: resources/list_changed stales it too.")
+                return False
         if kind == "tools":
             sent, outcome = session.ask(2000, f"{other}/list")
             if sent:

@@ -3,6 +3,7 @@
 Checks print their verdict; these tests read it the way a learner does.
 """
 
+import copy
 import json
 
 import pytest
@@ -153,6 +154,83 @@ class ForgetsEverything(RightCache):
         self.entries.clear()
 
 
+class ExpiresAtTtl(RightCache):
+    """Stores the moment an entry expires as its ttlMs alone, as if every reply arrived at 0."""
+
+    def request(self, method, params=None):
+        key = self.key(method, params)
+        entry = self.entries.get(key)
+        if entry is not None and self.clock() < entry["expires"]:
+            return entry["reply"]
+        reply = self.send(method, params)
+        result = reply.get("result") or {}
+        if result.get("ttlMs", 0) > 0:
+            self.entries[key] = {"reply": reply, "expires": result["ttlMs"]}
+        return reply
+
+
+class ReceivedAtZero(RightCache):
+    def request(self, method, params=None):
+        key = self.key(method, params)
+        entry = self.entries.get(key)
+        if entry is not None and self.clock() < entry["received"] + entry["ttlMs"]:
+            return entry["reply"]
+        reply = self.send(method, params)
+        result = reply.get("result") or {}
+        if result.get("ttlMs", 0) > 0:
+            self.entries[key] = {"reply": reply, "received": 0, "ttlMs": result["ttlMs"]}
+        return reply
+
+
+class StoresACopy(RightCache):
+    """Right, written differently: stores and returns copies of the reply."""
+
+    def request(self, method, params=None):
+        return copy.deepcopy(super().request(method, params))
+
+
+class KeyedByItems(RightCache):
+    def key(self, method, params):
+        return method, frozenset((params or {}).items())
+
+
+class TemplatesKeptOnListChanged(RightCache):
+    def notice(self, notification):
+        method = notification["method"]
+        if method.endswith("/list_changed"):
+            listed = method[len("notifications/"):].replace("list_changed", "list")
+            for key in [k for k in self.entries if k[0] == listed]:
+                del self.entries[key]
+        else:
+            super().notice(notification)
+
+
+class ListsDroppedOnUpdated(RightCache):
+    """Ignores resources/list_changed, but drops the resource lists whenever a resource is updated."""
+
+    def notice(self, notification):
+        if notification["method"] == "notifications/resources/list_changed":
+            return
+        if notification["method"] == "notifications/resources/updated":
+            for key in [k for k in self.entries if k[0] in ("resources/list", "resources/templates/list")]:
+                del self.entries[key]
+        super().notice(notification)
+
+
+@pytest.mark.parametrize("work, phrases", [
+    (ExpiresAtTtl, ("at 9 minutes", "received at 5 minutes", "sent the request again", "clock() time you received it")),
+    (ReceivedAtZero, ("at 9 minutes", "sent the request again")),
+    (KeyedByItems, ("raised TypeError", "unhashable", "a dict inside params")),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_cache_rules_wrong(verdict, lab, work, phrases):
+    out = verdict(checks.check_cache_rules, work, lab)
+    assert out.startswith("✗") and all(phrase in out for phrase in phrases), out
+
+
+def test_cache_rules_right_with_copies(verdict, lab):
+    assert verdict(checks.check_cache_rules, StoresACopy, lab).startswith("✓ Your cache answered tools/list")
+
+
 def test_cache_rules_right(verdict, lab):
     assert verdict(checks.check_cache_rules, RightCache, lab).startswith("✓ Your cache answered tools/list")
 
@@ -198,6 +276,8 @@ def test_cache_giving_a_missing_ttl_a_default(verdict, lab):
     (DropsEveryResourceOnListChanged, ("sent resources/read of notes://welcome again",)),
     (OnlyResourceNotifications, ("Given notifications/tools/list_changed", "still answered tools/list")),
     (AnyListChangedDropsEveryList, ("sent tools/list again although no tool changed",)),
+    (TemplatesKeptOnListChanged, ("answered resources/templates/list from its store", "template list")),
+    (ListsDroppedOnUpdated, ("Given notifications/resources/list_changed", "still answered resources/list")),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_cache_invalidation_dropping_the_wrong_entries(verdict, work, phrases):
     out = verdict(checks.check_cache_invalidation, work)
@@ -207,7 +287,7 @@ def test_cache_invalidation_dropping_the_wrong_entries(verdict, work, phrases):
 def test_cache_invalidation_right(verdict):
     out = verdict(checks.check_cache_invalidation, RightCache)
     assert out.startswith("✓ After a note was created") and "notifications/resources/updated" in out
-    assert "tools/list_changed and prompts/list_changed each dropped their own list" in out
+    assert "tools/list_changed, prompts/list_changed and resources/list_changed each dropped their own lists" in out
 
 
 def test_cache_invalidation_ignored(verdict):
