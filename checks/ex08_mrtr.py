@@ -177,10 +177,22 @@ def _what_is_wrong(request, first, form, retry, *, judge_id=True):
     if params["requestState"] != state:
         return ("Your retry's requestState is not the one the server sent "
                 f"({_how_it_differs(params['requestState'], state)}).", STATE_HINT)
+    if params.get("_meta") != request["params"].get("_meta"):
+        return (f"Your retry's params._meta is not the request's: {_meta_changes(request, params.get('_meta'))}.",
+                "The retry is the same request again: keep its _meta envelope as it was, elicitation capability "
+                "included. A server may refuse to ask a client that no longer says it can show a form.")
     if validate(retry):
         return (f"Your retry is not a valid request: {'; '.join(validate(retry))}.",
                 "Keep the request's _meta envelope (with its elicitation capability) in params.")
     return None
+
+
+def _meta_changes(request, meta):
+    if not isinstance(meta, dict):
+        return f"it is {short(meta)}"
+    old = request["params"]["_meta"]
+    return "; ".join(f"{key} is {short(meta[key]) if key in meta else 'missing'} instead of {short(old.get(key))}"
+                     for key in sorted(set(old) | set(meta)) if meta.get(key) != old.get(key))
 
 
 def _misplaced(retry, field):
@@ -255,6 +267,7 @@ def check_finish_call(finish_call, lab=None):
     if missing(finish_call):
         not_done("define finish_call(send, request, ask_user) first.")
         return
+    used = {}  # every id sent in this session: a retry id may not repeat one from an earlier call either
     with stdio_lab(lab) as wire:
         _make_scratch_note(wire)
         for story, request, form, questions, sends in LOOP_CASES:
@@ -264,16 +277,37 @@ def check_finish_call(finish_call, lab=None):
                 not_done("finish_call still raises NotImplementedError. Send the request; while the reply is "
                          "input_required, ask the user and send the retry.")
                 return
-            if not _judge_loop(f"The check called finish_call with {story}.", outcome, send, user, questions, sends):
+            if not _judge_loop(f"The check called finish_call with {story}.", outcome, send, user, questions,
+                               sends, used):
                 return
-        if not _judge_stubborn(finish_call, wire):
+        if not _judge_stubborn(finish_call, wire, used):
             return
     passed("finish_call asked the user once for each question, sent each retry with a fresh id, returned at once when "
            "no input was needed, handed back the -32021 error instead of asking a user the client cannot show, and "
            f"stopped after max_rounds={STUBBORN_ROUNDS} retries to a server that kept asking.")
 
 
-def _judge_stubborn(finish_call, wire):
+ID_HINT = "Each retry is a new request and needs an id no earlier frame used, in this call or an earlier one."
+ID_MORE = ("The caller gives every request a unique id: an id made from the request's id and the round stays "
+           "unique; a fixed suffix or a count restarting at 1 does not.")
+
+
+def _ids_fresh(story, send, used):
+    """Fail when a frame reuses an id sent before in this call or in an earlier call of the same session."""
+    ids = [frame.get("id") for frame in send.sent if isinstance(frame, dict)]
+    if len(set(map(repr, ids))) != len(ids):
+        failed(f"{story} Your loop sent the ids {ids}: one of them twice.", hint=ID_HINT, more=ID_MORE)
+        return False
+    for frame_id in ids:
+        if repr(frame_id) in used:
+            failed(f"{story} Your loop sent the id {frame_id!r}, which an earlier call in the same session "
+                   f"already used ({used[repr(frame_id)]}).", hint=ID_HINT, more=ID_MORE)
+            return False
+    used.update({repr(frame_id): f"while finishing {ids[0]!r}" for frame_id in ids})
+    return True
+
+
+def _judge_stubborn(finish_call, wire, used):
     request = _first_leg("tag_note", {"note_id": "welcome"}, "stubborn-1")
     first = _send(wire, request)
     story = (f"The check called finish_call with max_rounds={STUBBORN_ROUNDS} and a server that asks again after "
@@ -298,6 +332,8 @@ def _judge_stubborn(finish_call, wire):
                f"{STUBBORN_ROUNDS} retries.",
                hint="Count the retries, not the frames, and check the count before each retry: an off-by-one "
                     "sends one retry too many or too few.")
+        return False
+    if not _ids_fresh(story, send, used):
         return False
     if outcome.value != send.replies[-1]:
         failed(f"{story} After the last retry your function returned {short(outcome.value)}, not the last reply.",
@@ -336,7 +372,7 @@ def _learner_line(error):
     return (own[-1].line or "").strip() if own else ""
 
 
-def _judge_loop(story, outcome, send, user, questions, sends):
+def _judge_loop(story, outcome, send, user, questions, sends, used):
     if isinstance(outcome.error, TooManySends):
         failed(f"{story} Your loop sent {MAX_SENDS} frames and was still going.",
                server=server_said(send.replies[-1]) if send.replies else None,
@@ -348,10 +384,7 @@ def _judge_loop(story, outcome, send, user, questions, sends):
     if outcome.error:
         _report_exception(story, outcome.error, send)
         return False
-    ids = [frame.get("id") for frame in send.sent]
-    if len(set(map(repr, ids))) != len(ids):
-        failed(f"{story} Your loop sent the ids {ids}: one of them twice.",
-               hint="Each retry is a new request and needs an id no earlier frame used.")
+    if not _ids_fresh(story, send, used):
         return False
     if len(user.questions) != questions:
         asked = "no question" if questions == 0 else "one question"

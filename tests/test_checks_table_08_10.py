@@ -37,6 +37,21 @@ def retry_frame(*, deep=True, new_id=True, state=True, state_change=None, keys=N
     return work
 
 
+def retry_frame_rebuilt_without_meta(request, reply, form, new_id):
+    result = reply["result"]
+    answer = {"action": "decline"} if form is None else {"action": "accept", "content": form}
+    return frames.request("tools/call", {
+        "name": request["params"]["name"], "arguments": request["params"]["arguments"],
+        "inputResponses": {key: answer for key in result["inputRequests"]},
+        "requestState": result["requestState"]}, id=new_id)
+
+
+def retry_frame_capabilities_emptied(request, reply, form, new_id):
+    retry = retry_frame()(request, reply, form, new_id)
+    retry["params"]["_meta"][frames.CLIENT_CAPABILITIES_KEY] = {}
+    return retry
+
+
 def retry_frame_built_fresh(request, reply, form, new_id):
     params = {key: value for key, value in request["params"].items()}
     asked = reply["result"]["inputRequests"]
@@ -62,6 +77,10 @@ RETRY_WRONG = [
     pytest.param(retry_frame(where="arguments"), ("inside arguments",), id="answers-inside-arguments"),
     pytest.param(retry_frame(where="top"), ("next to params",), id="answers-beside-params"),
     pytest.param(retry_frame(keep_arguments=False), ("changed params.arguments",), id="arguments-dropped"),
+    pytest.param(retry_frame_rebuilt_without_meta, ("params._meta", "elicitation capability"),
+                 id="rebuilt-with-the-default-envelope"),
+    pytest.param(retry_frame_capabilities_emptied, ("params._meta", "elicitation capability"),
+                 id="capabilities-emptied"),
 ]
 
 
@@ -92,7 +111,8 @@ def finish_call(*, retry=retry_frame(), bound=0, ids="fresh", question="params",
             rounds += 1
             asked = next(iter(result["inputRequests"].values()))
             form = ask_user(asked["params"] if question == "params" else asked)
-            new_id = {"fresh": f"{request['id']}-{rounds}", "same": request["id"], "fixed": "retry"}[ids]
+            new_id = {"fresh": f"{request['id']}-{rounds}", "same": request["id"], "fixed": "retry",
+                      "suffix": f"{request['id']}-retry", "counter": rounds}[ids]
             reply = send(retry(request, reply, form, new_id))
         return first if ret == "first" else reply
     return work
@@ -127,6 +147,10 @@ FINISH_WRONG = [
     pytest.param(finish_call(retry=retry_frame(state=False)), ("Retry 1 was wrong", "no params.requestState",
                                                                "run check_retry_frame"), id="retry-without-state"),
     pytest.param(finish_call(ids="same"), ("sent the ids", "one of them twice"), id="reuses-the-request-id"),
+    pytest.param(finish_call(ids="suffix"), ("max_rounds=2", "sent the ids", "one of them twice"),
+                 id="same-retry-id-every-round"),
+    pytest.param(finish_call(ids="counter"), ("sent the id 1", "an earlier call in the same session"),
+                 id="count-from-1-in-every-call"),
     pytest.param(finish_call(question="whole"), ("The user was shown", "message and the schema"),
                  id="shows-the-whole-input-request"),
     pytest.param(finish_call(get=False), ("After an error reply", "KeyError", "return such a reply as it is"),
