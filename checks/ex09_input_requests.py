@@ -132,7 +132,7 @@ def _roots_problem(answer, reply, expected):
     if any(not (isinstance(uri, str) and uri.startswith("file://")) for uri in uris):
         return (f"Your roots have the URIs {short(uris)}; each must be a file:// URI.",
                 "Use the folder you were given exactly as it is, scheme included.")
-    if uris[:1] != [FOLDER]:
+    if uris != [FOLDER]:
         return (f"Your roots name {short(uris)}, but the user opened only {FOLDER}.",
                 "A host lists the folders the user opened, no more and no others.")
     text = _final_text(reply)

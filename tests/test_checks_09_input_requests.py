@@ -16,11 +16,11 @@ def answer_input_request(question, summary, folder):
 
 
 def written_differently(question, summary, folder):
-    """Same answers, built another way: extra optional fields, a second root after the first."""
+    """Same answers, built another way: extra optional fields, a name for the root."""
     answers = {
         "sampling/createMessage": dict(model="me", role="assistant", stopReason="endTurn",
                                        content=dict(type="text", text=summary)),
-        "roots/list": dict(roots=[dict(name="Exports", uri=folder), dict(uri="file:///tmp/")]),
+        "roots/list": dict(roots=[dict(name="Exports", uri=folder)]),
         "elicitation/create": dict(action="accept"),
     }
     return answers[question["method"]]
@@ -76,6 +76,13 @@ def test_a_root_without_its_scheme_is_named_with_the_servers_minus_32602(verdict
     wrong = changed("roots/list", lambda summary, folder: {"roots": [{"uri": folder.removeprefix("file://")}]})
     out = verdict(checks.check_input_answers, wrong, lab)
     assert "must be a file:// URI" in out and "error -32602" in out
+
+
+def test_an_extra_root_after_the_opened_folder_is_named(verdict, lab):
+    wrong = changed("roots/list", lambda summary, folder: {"roots": [{"uri": folder, "name": "exports"},
+                                                                     {"uri": "file:///home/user/", "name": "home"}]})
+    out = verdict(checks.check_input_answers, wrong, lab)
+    assert out.startswith("✗") and "file:///home/user/" in out and "no more and no others" in out, out
 
 
 def test_a_url_answer_with_content_is_named(verdict, lab):
