@@ -5,6 +5,7 @@ written for the check), builds the learner's host on them, and reads both server
 to see which calls reached which server.
 """
 
+import copy
 import json
 import re
 import shutil
@@ -23,7 +24,15 @@ PERSONAL_NOTES = {
     "reading-plan": "---\nid: reading-plan\ntitle: Reading plan\ntags: [reading]\ndate: 2026-02-01\n---\n"
                     "Finish the spindle review before the lab meeting.\n",
 }
-DENIED_WORDS = re.compile(r"den(y|ied)|declin|not allow|refus|did not (approve|allow|consent)|rejected", re.I)
+# A server may list its tools with no annotations; the lab annotates every tool, so the checks strip the personal
+# server's in the host's table (HostSkeleton's self.tools), as such a server would list them. Not read-only by
+# default: ask. Both servers list tools of the same names, so a host that reads the lab's definition of a personal
+# tool asks too little, and a route that gives it is seen.
+UNANNOTATED = "personal"
+# Any wording of a refusal by the user will do; what it must not read as is a result or an error.
+DENIED_WORDS = re.compile(r"den(y|ies|ied|ial)|declin|refus|reject|disallow|cancel|forb[ia]d|veto|said no|"
+                          r"(not|n't|never) (be )?(allow|approv|permit|consent|run|sen[dt])", re.I)
+CLAIMS_A_RESULT = re.compile(r"^\W*(tool )?error\b|\bsucce(ss|eded)", re.I)
 
 
 @contextmanager
@@ -51,10 +60,10 @@ class RecordingUser:
     """The user a check plays: says no to deleting and creating notes, yes to everything else, and remembers."""
 
     def __init__(self):
-        self.asked = []
+        self.asked = []  # (server, tool_name, arguments) as the host passed them
 
     def __call__(self, server, tool_name, arguments):
-        self.asked.append(f"{server}__{tool_name}")
+        self.asked.append((server, tool_name, copy.deepcopy(arguments)))
         return tool_name not in ("delete_note", "create_note")
 
 
@@ -112,6 +121,7 @@ def check_host_routing(host_class, clients=None):
         host = _build(host_class, clients, RecordingUser())
         if host is None:
             return
+        _strip_annotations(host, UNANNOTATED)
         before = {name: len(client.transcript) for name, client in clients.items()}
         for name, server, tool_name in KNOWN:
             outcome = attempt(host.route, name)
@@ -124,7 +134,7 @@ def check_host_routing(host_class, clients=None):
                        hint=f"Split at SEPARATOR once: name.partition(SEPARATOR) gives ({server!r}, '__', "
                             f"{tool_name!r}); self.tools is keyed by the whole namespaced name.")
                 return
-            if not _right_route(name, server, tool_name, outcome.value):
+            if not _right_route(host, name, server, tool_name, outcome.value):
                 return
         for name, why in UNKNOWN:
             outcome = attempt(host.route, name)
@@ -133,7 +143,7 @@ def check_host_routing(host_class, clients=None):
                        hint="Raise Refused for a name you cannot route: a call that is not routed is never sent, "
                             "to any server.")
                 return
-            if type(outcome.error).__name__ != "Refused":
+            if "Refused" not in (kind.__name__ for kind in type(outcome.error).__mro__):
                 failed(f"route({name!r}) raised {outcome.error_text}, not Refused; {why}.",
                        hint="call catches Refused to tell the model why nothing was sent; any other exception "
                             "escapes it.",
@@ -147,8 +157,8 @@ def check_host_routing(host_class, clients=None):
            "refused drive__search_notes, lab__format_disk, search_notes and lab_search_notes, and sent nothing.")
 
 
-def _right_route(name, server, tool_name, value):
-    if not (isinstance(value, tuple) and len(value) == 2):
+def _right_route(host, name, server, tool_name, value):
+    if not (isinstance(value, (tuple, list)) and len(value) == 2):
         failed(f"route({name!r}) returned {short(_printable(value))}; return a pair (server name, tool definition).")
         return False
     got_server, tool = value
@@ -161,7 +171,25 @@ def _right_route(name, server, tool_name, value):
                f"self.tools (a dict whose name is {tool_name!r}).",
                hint="call needs the definition: its annotations say whether to ask the user.")
         return False
+    owner = _owner(host, name, tool)
+    if owner != server:
+        failed(f"route({name!r}) gave the {owner or 'wrong'} server's definition of {tool_name}, not the "
+               f"{server} server's own: the {server} server lists its tools with no annotations at all.",
+               hint="Two servers may have tools of the same name, defined differently: the definition must be the "
+                    "one the named server listed.",
+               more="self.tools is keyed by the whole namespaced name: look the name up there as it is.")
+        return False
     return True
+
+
+def _owner(host, name, tool):
+    """The server whose entry in the host's table `tool` is, as far as the definitions tell them apart."""
+    tools = getattr(host, "tools", None)
+    if not isinstance(tools, dict) or tool == tools.get(name):
+        return name.partition("__")[0]
+    tool_name = name.partition("__")[2]
+    return next((key.partition("__")[0] for key, entry in tools.items()
+                 if key.partition("__")[2] == tool_name and entry == tool), None)
 
 
 def _printable(value):
@@ -172,20 +200,18 @@ def _printable(value):
 
 # name, arguments, where it must arrive (None: nowhere), whether the user must be asked, what the user says
 SCRIPT = [
-    ("personal__search_notes", {"query": "dentist"}, "personal", False, None),
-    ("personal__read_note", "<the first hit>", "personal", False, None),
+    # the personal server annotates nothing (see UNANNOTATED): even its searches need consent
+    ("personal__search_notes", {"query": "dentist"}, "personal", True, True),
+    ("personal__read_note", "<the first hit>", "personal", True, True),
     ("lab__search_notes", {"query": "spindle density", "limit": 1}, "lab", False, None),
     ("lab__delete_note", {"note_id": "welcome"}, None, True, False),
+    # the user can only judge a sync by the remote it goes to: ask_user gets the arguments
     ("lab__sync_notes", {"remote": "https://git.example.org/lab/notes.git"}, "lab", True, True),
     # not read-only, yet not destructive either: consent still comes first
     ("lab__create_note", {"title": "Consent check", "body": "Never created: the user says no."}, None, True, False),
-    # listed in the host's table with no annotations at all (see UNANNOTATED): the defaults say ask
     ("personal__delete_note", {"note_id": "dentist"}, None, True, False),
     ("drive__search_notes", {"query": "dentist"}, None, False, None),
 ]
-# A server may list a tool with no annotations; the lab annotates every tool, so the check strips this one's in
-# the host's table (HostSkeleton's self.tools), as such a server would list it. Not read-only by default: ask.
-UNANNOTATED = "personal__delete_note"
 
 
 def check_host(host_class, clients=None):
@@ -210,35 +236,37 @@ def check_host(host_class, clients=None):
                     return
             before = {server: len(client.transcript) for server, client in clients.items()}
             asked_before = len(user.asked)
-            outcome = attempt(host.call, name, arguments)
+            outcome = attempt(host.call, name, copy.deepcopy(arguments))
             if outcome.not_done:
                 not_done("call still raises NotImplementedError. Route the name, ask the user unless the tool "
                          "is read-only, then forward.")
                 return
             if outcome.error:
-                failed(f"host.call({name!r}, ...) raised {outcome.error_text}",
-                       hint="The model must always get a text back: catch Refused and return why the call "
-                            "was not sent.")
+                _report_error(name, outcome)
                 return
             reached = {server: _tool_calls(client, before[server]) for server, client in clients.items()}
-            if not _judge_step(name, arguments, lands, ask, approve, outcome.value, reached,
-                               user.asked[asked_before:]):
+            step = (name, arguments, lands, ask, approve)
+            if not _judge_step(host, step, outcome.value, reached, user.asked[asked_before:]):
                 return
             told.append(outcome.value)
         lab, personal = (_tool_calls(clients[server], start[server]) for server in ("lab", "personal"))
     asks = sum(1 for step in SCRIPT if step[3])
     denied = sum(1 for step in SCRIPT if step[3] and not step[4])
     passed(f"Over {len(SCRIPT)} proposals your host sent each call only to its own server (lab: {', '.join(lab)}; "
-           f"personal: {', '.join(personal)}), asked the user before the {asks} calls that are not read-only and "
-           f"for no other ({UNANNOTATED}, listed with no annotations at all, among them), kept the {denied} denied "
-           "ones off the wire and told the model, and refused drive__search_notes.")
+           f"personal: {', '.join(personal)}), asked the user before the {asks} calls that are not read-only, with "
+           f"their arguments, and for no other (the {UNANNOTATED} server's, listed with no annotations at all, "
+           f"among them), kept the {denied} denied ones off the wire and told the model, and refused "
+           "drive__search_notes.")
 
 
-def _strip_annotations(host, name):
-    """List `name` in the host's table as a server that annotates nothing would; leave a table it cannot find."""
+def _strip_annotations(host, server):
+    """List `server`'s tools in the host's table as a server that annotates nothing would; leave a table it cannot find."""
     tools = getattr(host, "tools", None)
-    if isinstance(tools, dict) and isinstance(tools.get(name), dict):
-        tools[name] = {key: value for key, value in tools[name].items() if key != "annotations"}
+    if not isinstance(tools, dict):
+        return
+    for name, tool in tools.items():
+        if name.partition("__")[0] == server and isinstance(tool, dict):
+            tools[name] = {key: value for key, value in tool.items() if key != "annotations"}
 
 
 def _first_hit(text):
@@ -248,22 +276,43 @@ def _first_hit(text):
         return None
 
 
-def _judge_step(name, arguments, lands, ask, approve, text, reached, asked):
+def _report_error(name, outcome):
+    if isinstance(outcome.error, KeyError) and outcome.error.args[:1] in (("annotations",), ("readOnlyHint",)):
+        failed(f"host.call({name!r}, ...) raised {outcome.error_text}: the {name.partition('__')[0]} server lists "
+               "its tools with no annotations at all.",
+               hint="A tool may come with no annotations, or with only some hints; read them so that a missing one "
+                    "gives a default instead of an error.",
+               more="An absent readOnlyHint means the worst case: the tool may change things, so ask.")
+        return
+    failed(f"host.call({name!r}, ...) raised {outcome.error_text}",
+           hint="The model must always get a text back: catch Refused and return why the call was not sent.")
+
+
+def _judge_step(host, step, text, reached, asked):
+    name, arguments, lands, ask, approve = step
     proposal = f"{name} {json.dumps(arguments)}"
-    tool_name = name.partition("__")[2]
-    if name == UNANNOTATED:
-        proposal += ", a tool your host's table lists with no annotations at all,"
+    server_name, _, tool_name = name.partition("__")
+    unannotated = ", a tool your host's table lists with no annotations at all," if server_name == UNANNOTATED else ""
+    if asked and lands is None and not ask:
+        failed(f"The model proposed {proposal}, a name your host cannot route, and your host asked the user "
+               "about it.",
+               hint="Route first: a name whose server or tool is unknown is refused before anyone is asked, and "
+                    "nothing is sent.")
+        return False
     if ask and not asked:
-        failed(f"The model proposed {proposal} and your host went on without asking the user.",
+        failed(f"The model proposed {proposal}{unannotated} and your host went on without asking the user."
+               + _judged_elsewhere(host, name),
                hint="Only a tool annotated readOnlyHint: true may run unasked; an absent hint means the tool may "
                     "change things.",
                more="Ask the user before every tool that is not annotated readOnlyHint: true, whatever its "
-                    "destructiveHint says.")
+                    "destructiveHint says, reading the definition the named server listed.")
         return False
     if asked and not ask:
         failed(f"The model proposed {proposal}, a read-only tool, and your host asked the user about it.",
                hint="A user asked about every call learns to click yes without reading: ask only where the "
                     "tool may change something (it is not annotated readOnlyHint: true).")
+        return False
+    if asked and not _asked_right(proposal, (server_name, tool_name, arguments), asked[0]):
         return False
     wrong = {server: calls for server, calls in reached.items() if calls and server != lands}
     if wrong:
@@ -285,10 +334,41 @@ def _judge_step(name, arguments, lands, ask, approve, text, reached, asked):
         failed(f"After {proposal} your host gave the model {short(text)}; give it a text, always.",
                hint="The model reads what call returns: the result, or why there is none.")
         return False
-    if ask and not approve and not DENIED_WORDS.search(text):
+    if ask and not approve and (not DENIED_WORDS.search(text) or CLAIMS_A_RESULT.search(text)):
         failed(f"The user denied {name}, and your host told the model {short(text)!r}.",
                hint="Say that the user denied it (\"denied: the user did not allow ...\"), so the model does not "
-                    "think it ran or try it again.")
+                    "think it ran, or failed, and try it again.")
+        return False
+    return True
+
+
+def _judged_elsewhere(host, name):
+    """Why a host that routes to the right server may still have read another server's definition."""
+    route = getattr(host, "route", None)
+    outcome = attempt(route, name) if callable(route) else None
+    if outcome is None or outcome.error or not isinstance(outcome.value, (tuple, list)) or len(outcome.value) != 2:
+        return ""
+    owner = _owner(host, name, outcome.value[1])
+    if owner in (None, name.partition("__")[0]):
+        return ""
+    return (f" Your route gave it the {owner} server's definition of {name.partition('__')[2]}, annotated there: "
+            f"take the one the {name.partition('__')[0]} server listed.")
+
+
+def _asked_right(proposal, expected, got):
+    """Whether the host asked ask_user(server, tool_name, arguments) about the proposed call; if not, say so."""
+    if tuple(got[:2]) != expected[:2]:
+        failed(f"The model proposed {proposal}; your host asked the user ask_user({short(repr(got[0]))}, "
+               f"{short(repr(got[1]))}, ...), not ask_user({expected[0]!r}, {expected[1]!r}, ...).",
+               hint="The user is asked ask_user(server, tool_name, arguments): the server's name first, then the "
+                    "tool's own name, as the server knows it.")
+        return False
+    if got[2] != expected[2]:
+        failed(f"The model proposed {proposal}; your host asked the user about {proposal.split()[0]} with the "
+               f"arguments {short(got[2])}: the user would approve it without seeing what it does.",
+               hint="The user can only judge a call by what it will do: which note it deletes, where a sync sends "
+                    "the notes. Show them the arguments.",
+               more="Pass ask_user the arguments the model proposed, unchanged.")
         return False
     return True
 
@@ -298,4 +378,6 @@ def _hint_for(lands, ask, approve):
         return "Route first: a name whose server or tool is unknown raises Refused, and nothing is sent."
     if ask and not approve:
         return "When ask_user returns False, return a text saying so, without calling forward."
+    if ask:
+        return "The user said yes to this very call: forward it, whatever they answered before."
     return "Send the call with self.forward(server, tool name, arguments), on the server the name gives."

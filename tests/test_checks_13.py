@@ -111,7 +111,7 @@ def test_host_without_consent(verdict, clients):
                 return str(refusal)
             return self.forward(server, tool["name"], arguments)
     out = verdict(checks.check_host, Reckless, clients)
-    assert "lab__delete_note" in out and "without asking the user" in out
+    assert "personal__search_notes" in out and "without asking the user" in out
 
 
 def test_host_that_sends_a_denied_call(verdict, clients):
@@ -188,11 +188,144 @@ def consent_by(needs_consent):
     pytest.param(lambda tool: "annotations" in tool and not read_only(tool), id="a-tool-without-annotations-taken-as-safe"),
 ])
 def test_host_that_runs_an_unannotated_tool_unasked(verdict, clients, needs_consent):
-    """The lab annotates every tool; the check lists one without annotations, which by default is not read-only."""
+    """The lab annotates every tool; the check lists the personal server's without, which by default are not read-only."""
     out = verdict(checks.check_host, consent_by(needs_consent), clients)
-    assert out.startswith("✗") and "personal__delete_note" in out and "no annotations at all" in out, out
+    assert out.startswith("✗") and "personal__search_notes" in out and "no annotations at all" in out, out
     assert "without asking the user" in out, out
 
 
-def test_host_right_names_the_unannotated_tool(verdict, clients):
-    assert "personal__delete_note, listed with no annotations at all" in verdict(checks.check_host, Host, clients)
+def test_host_right_names_the_unannotated_server(verdict, clients):
+    assert "the personal server's, listed with no annotations at all" in verdict(checks.check_host, Host, clients)
+
+
+# --- answers the first tester found the check misjudged ---------------------------------------------------
+
+class AnyServerRouting(HostSkeleton):
+    """Checks the server, then takes the first tool of that name from any server."""
+
+    def route(self, name):
+        server, _, tool_name = name.partition(SEPARATOR)
+        if server not in self.clients:
+            raise Refused(f"there is no server called {server!r}")
+        tool = next((t for t in self.tools.values() if t["name"] == tool_name), None)
+        if tool is None:
+            raise Refused(f"no tool called {tool_name!r}")
+        return server, tool
+
+
+def test_routing_that_takes_the_definition_from_another_server(verdict, clients):
+    out = verdict(checks.check_host_routing, AnyServerRouting, clients)
+    assert out.startswith("✗ route('personal__read_note') gave the lab server's definition of read_note"), out
+
+
+def test_host_that_judges_the_definition_of_another_server(verdict, clients):
+    class Judged(AnyServerRouting):
+        call = Host.call
+    out = verdict(checks.check_host, Judged, clients)
+    assert out.startswith("✗ The model proposed personal__search_notes") and "without asking the user" in out, out
+    assert "the lab server's definition of search_notes" in out, out
+
+
+def asking(how):
+    """The solution's host, asking the user with the arguments how(server, tool, arguments) gives."""
+    class Asks(RoutingHost):
+        def call(self, name, arguments):
+            try:
+                server, tool = self.route(name)
+            except Refused as refusal:
+                return f"refused by the host: {refusal}"
+            if not read_only(tool) and not self.ask_user(*how(server, tool, arguments)):
+                return f"denied: the user did not allow {name}"
+            return self.forward(server, tool["name"], arguments)
+    return Asks
+
+
+@pytest.mark.parametrize("how, phrases", [
+    pytest.param(lambda server, tool, arguments: (server, tool["name"], {}),
+                 ("asked the user about personal__search_notes with the arguments {}", "see"), id="without-arguments"),
+    pytest.param(lambda server, tool, arguments: (server, f"{server}{SEPARATOR}{tool['name']}", arguments),
+                 ("ask_user('personal', 'personal__search_notes'", "the tool's own name"), id="namespaced-name"),
+    pytest.param(lambda server, tool, arguments: (tool["name"], server, arguments),
+                 ("ask_user('search_notes', 'personal'",), id="swapped"),
+])
+def test_host_asking_the_user_with_the_wrong_arguments(verdict, clients, how, phrases):
+    out = verdict(checks.check_host, asking(how), clients)
+    assert out.startswith("✗") and all(phrase in out for phrase in phrases), out
+    assert "must not be sent" not in out, out
+
+
+def test_host_that_reads_annotations_by_key(verdict, clients):
+    class ByKey(RoutingHost):
+        def call(self, name, arguments):
+            try:
+                server, tool = self.route(name)
+            except Refused as refusal:
+                return f"refused by the host: {refusal}"
+            if not tool["annotations"].get("readOnlyHint") and not self.ask_user(server, tool["name"], arguments):
+                return "denied by the user"
+            return self.forward(server, tool["name"], arguments)
+    out = verdict(checks.check_host, ByKey, clients)
+    assert "raised KeyError: 'annotations'" in out and "no annotations at all" in out, out
+    assert "catch Refused" not in out, out
+
+
+def test_host_that_asks_before_routing(verdict, clients):
+    class AsksFirst(RoutingHost):
+        def call(self, name, arguments):
+            server, _, tool_name = name.partition(SEPARATOR)
+            if not read_only(self.tools.get(name, {})) and not self.ask_user(server, tool_name, arguments):
+                return f"denied: the user did not allow {name}"
+            try:
+                server, tool = self.route(name)
+            except Refused as refusal:
+                return f"refused by the host: {refusal}"
+            return self.forward(server, tool["name"], arguments)
+    out = verdict(checks.check_host, AsksFirst, clients)
+    assert "drive__search_notes" in out and "cannot route" in out and "read-only tool" not in out, out
+
+
+class SubclassRouting(HostSkeleton):
+    """Refuses with its own kinds of Refused, which `except Refused` catches."""
+
+    class UnknownServer(Refused):
+        pass
+
+    def route(self, name):
+        server, _, tool_name = name.partition(SEPARATOR)
+        if server not in self.clients or name not in self.tools:
+            raise self.UnknownServer(f"cannot route {name!r}")
+        return server, self.tools[name]
+
+
+def test_routing_raising_a_subclass_of_refused(verdict, clients):
+    assert verdict(checks.check_host_routing, SubclassRouting, clients).startswith("✓ route found")
+
+
+def test_routing_returning_a_list(verdict, clients):
+    class AsList(RoutingHost):
+        def route(self, name):
+            return list(super().route(name))
+    assert verdict(checks.check_host_routing, AsList, clients).startswith("✓ route found")
+
+
+@pytest.mark.parametrize("denial", [
+    "The user said no to {name}; it was not run.", "The user didn't approve {name}.",
+    "{name} was not approved by the user.", "The user rejects {name}.",
+    "Cancelled: the user chose not to run {name}.", "User disallowed {name}.", "Not permitted by the user: {name}",
+])
+def test_host_denial_in_other_words(verdict, clients, denial):
+    class Worded(Host):
+        def call(self, name, arguments):
+            text = super().call(name, arguments)
+            return denial.format(name=name) if text.startswith("denied") else text
+    assert verdict(checks.check_host, Worded, clients).startswith("✓ Over 8 proposals")
+
+
+@pytest.mark.parametrize("claim", ["deleted welcome", "error: the call failed", "tool error: not allowed"])
+def test_host_telling_the_model_something_else_than_a_denial(verdict, clients, claim):
+    class Claims(Host):
+        def call(self, name, arguments):
+            text = super().call(name, arguments)
+            return claim if text.startswith("denied") else text
+    out = verdict(checks.check_host, Claims, clients)
+    assert out.startswith("✗ The user denied") and "your host told the model" in out, out

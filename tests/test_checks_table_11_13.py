@@ -170,11 +170,11 @@ HOST_RIGHT = [
     pytest.param(consent_host(lambda tool: annotations(tool).get("readOnlyHint") is not True), id="is-not-true"),
 ]
 HOST_WRONG = [
-    pytest.param(consent_host(lambda tool: annotations(tool).get("destructiveHint", False)),
+    pytest.param(consent_host(lambda tool: annotations(tool).get("destructiveHint", True)),
                  ("lab__create_note", "without asking the user", "whatever its destructiveHint says"),
                  id="absent-destructive-taken-as-safe"),
-    pytest.param(consent_host(lambda tool: False), ("lab__delete_note", "without asking the user"), id="never-asks"),
-    pytest.param(consent_host(lambda tool: True), ("personal__search_notes", "a read-only tool", "asked the user"),
+    pytest.param(consent_host(lambda tool: False), ("personal__search_notes", "without asking the user"), id="never-asks"),
+    pytest.param(consent_host(lambda tool: True), ("lab__search_notes", "a read-only tool", "asked the user"),
                  id="asks-for-everything"),
     pytest.param(consent_host(lambda tool: not annotations(tool).get("readOnlyHint", False), namespaced_forward=True),
                  ("personal__search_notes", "tool's own name"), id="forwards-the-namespaced-name"),
