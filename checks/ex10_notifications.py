@@ -5,6 +5,7 @@ written to it, then watches for anything the server still sends about the cancel
 """
 
 import copy
+import json
 import math
 import numbers
 import time
@@ -19,6 +20,7 @@ from .verdict import failed, not_done, passed, server_said, short
 
 MIN_PAUSE_MS = 200
 WATCH_S = 1.0  # how long past one pause the check watches for signs of life from a cancelled call
+LATE_WAIT_S = 0.9  # the task's one-second wait for the cancelled call's reply, less the clock's jitter
 GUARD_S = 8  # the solution needs about 2 s once the server is up; a function that waits for ever is stopped here
 
 
@@ -154,14 +156,18 @@ def _expected_any_token(messages):
 
 
 class WatchedWire(StdioWire):
-    """A StdioWire that records every frame written to it, with the time it was written."""
+    """A StdioWire that records every frame written to it, with the time it was written.
+
+    Each record also keeps how many notifications had arrived by then, so that the check can tell
+    whether the call was seen running before it was cancelled.
+    """
 
     def __init__(self, *args, **kwargs):
         self.written = []
         super().__init__(*args, **kwargs)
 
     def write(self, frame):
-        self.written.append((time.monotonic(), copy.deepcopy(frame)))
+        self.written.append((time.monotonic(), copy.deepcopy(frame), len(self.notifications)))
         super().write(frame)
 
 
@@ -201,6 +207,9 @@ def _judge_cancel(wire, outcome):
         failed(f"Your function raised {outcome.error_text}",
                hint="Keep the wire open: the check closes the server when your function has returned.")
         return False
+    if isinstance(outcome.error, KeyError):
+        _explain_key_error(wire, outcome)
+        return False
     if outcome.error:
         failed(f"Your function raised {outcome.error_text}")
         return False
@@ -214,7 +223,7 @@ def _judge_cancel(wire, outcome):
     sent_at, frame = slow
     pause = frame["params"].get("arguments", {}).get("pause_ms", 50)
     token = (frame["params"].get("_meta") or {}).get("progressToken")
-    if not isinstance(pause, int) or pause < MIN_PAUSE_MS:
+    if not isinstance(pause, numbers.Real) or isinstance(pause, bool) or pause < MIN_PAUSE_MS:
         failed(f"Your reindex has pause_ms {short(pause)}: it may finish before your cancel arrives.",
                hint=f"Use a pause_ms of at least {MIN_PAUSE_MS}, so that the call is still running when you cancel it.")
         return False
@@ -223,26 +232,58 @@ def _judge_cancel(wire, outcome):
                hint="Progress is only reported for a request that asks for it, with a token of its own.",
                more="The token goes in params._meta.progressToken.")
         return False
-    if not _cancel_is_right(wire, sent_at, frame, token):
+    cancelled_at = _cancel_is_right(wire, sent_at, frame, token)
+    if cancelled_at is None:
         return False
     value = outcome.value
-    if not (isinstance(value, tuple) and len(value) == 2):
+    if not (isinstance(value, (tuple, list)) and len(value) == 2):
         failed(f"Your function returned {short(value, 80)}; return a pair (late_reply, next_reply).")
         return False
     late, following = value
-    if late is not None:
-        failed("A reply came for the call you cancelled, and your function returned it.",
-               server=server_said(late.message if isinstance(late, Reply) else late),
-               hint="Send notifications/cancelled while the call is running: wait for its first progress notification "
-                    "first, then cancel.")
+    if not _judge_late(late, frame["id"]):
         return False
     if not _stopped(wire, frame["id"], token, pause):
         return False
-    return _judge_following(following)
+    return _judge_following(wire, following, cancelled_at)
+
+
+def _explain_key_error(wire, outcome):
+    token = next(((f["params"].get("_meta") or {}).get("progressToken") for _, f, _ in wire.written
+                  if f.get("method") == "tools/call" and isinstance(f.get("params"), dict)), None)
+    if token is not None and f"id {token!r} was written" in str(outcome.error):
+        hint = ("wire.wait(...) takes the id of the request, not its progressToken: the token only labels the "
+                "progress notifications.")
+    else:
+        hint = ("wire.wait(id) collects the reply of a request written with wire.write; wire.request (or wire.send) "
+                "waits for the reply itself, so a reindex sent that way had finished before your cancel.")
+    failed(f"Your function raised {outcome.error_text}", hint=hint,
+           more="Write the reindex with wire.write(frame), and later wait for it with wire.wait(its id, timeout=1).")
+
+
+def _judge_late(late, request_id):
+    if late is None:
+        return True
+    if isinstance(late, BaseException):
+        failed(f"The first value you returned is a {type(late).__name__}, not a reply.",
+               hint="When no reply comes for the cancelled call within the second, the task asks for None in its place.")
+        return False
+    message = late.message if isinstance(late, Reply) else late
+    answered = message.get("id") if isinstance(message, dict) else None
+    if answered != request_id:
+        failed(f"The first value you returned is the reply to your request {_as_json(answered)}, not to the "
+               f"reindex you cancelled ({_as_json(request_id)}).",
+               server=server_said(message),
+               hint="The pair is (the cancelled call's reply or None, the next request's reply), in that order.")
+        return False
+    failed("A reply came for the call you cancelled, and your function returned it.",
+           server=server_said(message),
+           hint="Send notifications/cancelled while the call is running: wait for its first progress notification "
+                "first, then cancel.")
+    return False
 
 
 def _slow_call(written):
-    for sent_at, frame in written:
+    for sent_at, frame, _ in written:
         params = frame.get("params") if isinstance(frame.get("params"), dict) else {}
         if "id" in frame and frame.get("method") == "tools/call" and params.get("name") == "reindex":
             return sent_at, frame
@@ -250,18 +291,19 @@ def _slow_call(written):
 
 
 def _cancel_is_right(wire, sent_at, frame, token):
-    cancels = [(at, f) for at, f in wire.written if f.get("method") == "notifications/cancelled"]
+    """When the cancel was written, or None (after saying what is wrong) when it is not right."""
+    cancels = [record for record in wire.written if record[1].get("method") == "notifications/cancelled"]
     if not cancels:
         failed("Your function never sent notifications/cancelled.",
                hint="Stopping a call is a message of its own, sent while the call runs.",
                more="It is the notification notifications/cancelled, naming the call in params.requestId.")
-        return False
-    at, cancel = cancels[0]
+        return None
+    at, cancel, seen = cancels[0]
     if "id" in cancel:
         failed(f"Your cancel has an id, which makes it a request: {short(frames.dumps(cancel))}",
                server=_answer_to(wire, cancel["id"]),
                hint="Build it with frames.notification(...): a notification has no id, and nobody answers it.")
-        return False
+        return None
     params = cancel.get("params") if isinstance(cancel.get("params"), dict) else {}
     named = params.get("requestId", params.get("id"))
     if "requestId" not in params or named != frame["id"]:
@@ -270,16 +312,27 @@ def _cancel_is_right(wire, sent_at, frame, token):
         elif "requestId" not in params:
             why = f"its params are {short(params)}, with no requestId"
         else:
-            why = f"it names {short(named)}, but the call's id is {short(frame['id'])}"
+            why = f"it names {_as_json(named)}, but the call's id is {_as_json(frame['id'])}"
         failed(f"Your notifications/cancelled does not name the call: {why}.",
                hint="params.requestId is the id of the request to stop, exactly as the request wrote it.")
-        return False
+        return None
     if at < sent_at:
         failed("Your notifications/cancelled went out before the reindex itself.",
                hint="A server ignores a cancel for a request it has not seen. Write the request first, wait until "
                     "it runs, then cancel.")
-        return False
-    return True
+        return None
+    if not any(n.get("method") == "notifications/progress" and (n.get("params") or {}).get("progressToken") == token
+               for n in wire.notifications[:seen]):
+        failed("Your notifications/cancelled went out before any progress of the reindex had come.",
+               hint="Wait until the call runs before you cancel it: its first progress notification is the sign.",
+               more="wait_for_progress(wire, token) returns once one has come.")
+        return None
+    return at
+
+
+def _as_json(value):
+    """A value as the wire writes it: 1 and "1" look different, as they are."""
+    return json.dumps(value, default=repr)
 
 
 def _answer_to(wire, request_id):
@@ -325,11 +378,24 @@ def _late_reply(wire, request_id, watch):
     return None
 
 
-def _judge_following(following):
+def _judge_following(wire, following, cancelled_at):
     message = following.message if isinstance(following, Reply) else following
     if not (isinstance(message, dict) and "result" in message):
         failed(f"The second value you returned is {short(message)}, not the reply to a request sent after the cancel.",
                hint="Send one more request, e.g. wire.request(\"server/discover\"), and return its reply: "
                     "it shows the server still answers.")
+        return False
+    sent = [at for at, f, _ in wire.written if "method" in f and f.get("id") == message.get("id")]
+    if sent and sent[-1] < cancelled_at:
+        failed(f"Your last request ({_as_json(message.get('id'))}) went out before your cancel, so its reply "
+               "does not show that the server still answers after it.",
+               hint="Send the last request after the cancel and after the second of waiting for the cancelled call.")
+        return False
+    if sent and sent[-1] - cancelled_at < LATE_WAIT_S:
+        failed(f"Your last request went out {sent[-1] - cancelled_at:.2f} s after your cancel: you did not wait the "
+               "second for a reply to the cancelled call.",
+               hint="Only a wait that found nothing shows that no reply came: wait one second for the cancelled "
+                    "call's reply, then send the last request.",
+               more="wire.wait(its id, timeout=1) raises WireTimeout after the second: catch it.")
         return False
     return True

@@ -3,6 +3,7 @@
 import time
 from fractions import Fraction
 
+import pytest
 
 import checks
 from mcpwire import WireTimeout, frames
@@ -141,3 +142,51 @@ def test_fractions_as_exact_fractions(verdict, lab, http):
                 for m in messages
                 if m.get("method") == "notifications/progress" and m["params"].get("progressToken") == token]
     assert verdict(checks.check_progress_fractions, exact, lab, http).startswith("✓ progress_fractions followed")
+
+
+def cancel_variant(variant):
+    """cancel_slow_call as a learner might write it, right or wrong in one way named by `variant`."""
+    def cancel_slow_call(wire):
+        pause = 300.0 if variant == "float-pause" else 300
+        request_id = 1 if variant == "id-named-as-text" else "slow-call"
+        frame = slow_frame(request_id=request_id, pause_ms=pause)
+        if variant == "blocking-request":
+            wire.send(frame, timeout=10)
+        else:
+            wire.write(frame)
+        following = wire.request("server/discover") if variant == "discover-first" else None
+        if variant != "no-wait-for-progress":
+            wait_for_progress(wire, "slow-progress")
+        named = "1" if variant == "id-named-as-text" else request_id
+        wire.send(frames.notification("notifications/cancelled", {"requestId": named}))
+        if variant == "no-wait-for-late-reply":
+            return None, wire.request("server/discover")
+        try:
+            late = wire.wait("slow-progress" if variant == "waits-on-token" else request_id, timeout=1)
+        except WireTimeout as timeout:
+            late = timeout if variant == "timeout-as-late" else None
+        following = following or wire.request("server/discover")
+        if variant == "reversed":
+            return following, late
+        return [late, following] if variant == "list" else (late, following)
+    return cancel_slow_call
+
+
+@pytest.mark.parametrize("variant", ["float-pause", "list"])
+def test_cancel_right_written_differently(verdict, variant):
+    assert verdict(checks.check_cancel, cancel_variant(variant)).startswith("✓ The server stopped your reindex")
+
+
+@pytest.mark.parametrize("variant, phrase", [
+    ("discover-first", "went out before your cancel"),
+    ("no-wait-for-progress", "before any progress"),
+    ("no-wait-for-late-reply", "after your cancel"),
+    ("reversed", "is the reply to your request"),
+    ("timeout-as-late", "a WireTimeout"),
+    ("id-named-as-text", 'it names "1", but the call\'s id is 1'),
+    ("blocking-request", "wire.request (or wire.send) waits for the reply"),
+    ("waits-on-token", "not its progressToken"),
+])
+def test_cancel_wrong_names_its_mistake(verdict, variant, phrase):
+    out = verdict(checks.check_cancel, cancel_variant(variant))
+    assert out.startswith("✗") and phrase in out, out
