@@ -40,12 +40,29 @@ def check_log_opt_in(log_request, lab=None):
                 failed(f"{told} It returned {short(frame)}, not a tools/call frame for check_notes.",
                        hint="Start from frames.request(\"tools/call\", {\"name\": \"check_notes\", \"arguments\": {}}).")
                 return
+            if not _has_request_id(told, frame):
+                return
             sent = copy.deepcopy(frame)
-            sent["id"] = f"log-check-{number}"
+            sent["id"] = f"log-check-{number}"  # a fresh id of the check's own, once the learner's is known good
             if not _judge(told, level, sent, wire):
                 return
     passed("Both calls were opted into logs in _meta: at \"warning\" only the warning came, at \"debug\" every "
            "level did, and each log line arrived before its response.")
+
+
+def _has_request_id(told, frame):
+    request_id = frame.get("id")
+    if "id" not in frame:
+        failed(f"{told} Your frame has no id, which makes it a notification: nobody answers it, and no log line "
+               "would come for it.",
+               hint="A call that wants an answer is a request: it carries an id of its own.")
+        return False
+    if request_id is None or isinstance(request_id, bool) or not isinstance(request_id, (str, int)):
+        shown = "null" if request_id is None else short(request_id)
+        failed(f"{told} Your frame's id is {shown}: a request id is a string or an integer, never null.",
+               hint="Leave the id to frames.request, or give a string or an integer of your own.")
+        return False
+    return True
 
 
 def _drain(wire):

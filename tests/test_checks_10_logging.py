@@ -52,3 +52,23 @@ def test_a_short_key_is_named(verdict, lab):
 def test_an_uppercase_level_is_named_with_the_servers_minus_32602(verdict, lab):
     out = verdict(checks.check_log_opt_in, lambda level: log_request(level.upper()), lab)
     assert "asks for the level 'WARNING'" in out and "error -32602" in out and "lowercase" in out
+
+
+def without_id(level):
+    frame = frames.request("tools/call", {"name": "check_notes", "arguments": {}}, meta={LOG_LEVEL: level})
+    del frame["id"]
+    return frame
+
+
+def null_id(level):
+    return frames.request("tools/call", {"name": "check_notes", "arguments": {}}, id=None, meta={LOG_LEVEL: level})
+
+
+def test_frame_without_id_is_a_notification(verdict, lab):
+    out = verdict(checks.check_log_opt_in, without_id, lab)
+    assert out.startswith("✗") and "no id, which makes it a notification" in out, out
+
+
+def test_frame_with_null_id(verdict, lab):
+    out = verdict(checks.check_log_opt_in, null_id, lab)
+    assert out.startswith("✗") and "id is null" in out, out
