@@ -54,6 +54,9 @@ def check_envelope(add_envelope, lab=None):
                        + (f": {'; '.join(problems)}." if problems else "."),
                        server=said, hint=_hint_for(frame, reply))
                 return
+    for bare, frame in built:
+        if not _judge_nothing_added(bare, frame):
+            return
     bare, frame = built[-1]
     added_bytes = len(frames.dumps(frame)) - len(frames.dumps(bare))
     passed(f"add_envelope made four requests the server accepts (server/discover, tools/list, and two tools/call "
@@ -93,6 +96,19 @@ def _judge_shape(bare, frame):
     return True
 
 
+def _judge_nothing_added(bare, frame):
+    """A server ignores members it does not know, so only a comparison with the request given shows them."""
+    added = [f"a top-level {key}" for key in frame if key not in bare and key != "params"]
+    had = bare.get("params") or {}
+    added += [f"params.{key}" for key in frame["params"] if key not in had and key != "_meta"]
+    if added:
+        failed(f"add_envelope added {' and '.join(added)} to this frame: {frames.dumps(bare)}; you returned "
+               f"{short(frame)}.",
+               hint="The envelope goes in params._meta only; everything else stays as it was.")
+        return False
+    return True
+
+
 def _hint_for(frame, reply):
     if "_meta" in frame:
         return "The envelope goes inside params, not next to them: frame[\"params\"][\"_meta\"]."
@@ -112,17 +128,57 @@ def _discover(version, request_id):
     return frames.request("server/discover", id=request_id, meta={frames.PROTOCOL_VERSION_KEY: version})
 
 
+class OtherServerSend:
+    """A send(frame) to a server that is not the lab: it serves `serves` and answers any other version with -32022.
+
+    The lab serves one version, so only a server like this one tells the first version the client speaks from
+    the oldest shared one, or from the first in the server's own list.
+    """
+
+    def __init__(self, serves, *, max_sends):
+        self.serves = serves
+        self.max_sends = max_sends
+        self.sent = []
+        self.replies = []
+
+    def __call__(self, frame):
+        if len(self.sent) >= self.max_sends:
+            raise TooManySends(f"more than {self.max_sends} sends")
+        frames.dumps(frame)  # what cannot be written as JSON fails here, as it does on the lab's wire
+        self.sent.append(copy.deepcopy(frame))
+        version = frames.protocol_version_of(frame)
+        request_id = frame.get("id") if isinstance(frame, dict) else None
+        if version in self.serves:
+            reply = {"jsonrpc": "2.0", "id": request_id,
+                     "result": {"resultType": "complete", "supportedVersions": list(self.serves), "capabilities": {}}}
+        else:
+            reply = {"jsonrpc": "2.0", "id": request_id,
+                     "error": {"code": -32022, "message": "Unsupported protocol version",
+                               "data": {"supported": list(self.serves), "requested": version}}}
+        self.replies.append(reply)
+        return copy.deepcopy(reply)
+
+
 FUTURE = "2027-01-01"
+UNSERVED = "2026-09-01"  # spoken by the client, served by no server here: a retry must not take it on trust
+OTHER_SERVES = [frames.PROTOCOL_VERSION, "2026-10-01"]  # oldest first: the server's order is not the client's
+OTHER_SPEAKS = [FUTURE, "2026-12-01", "2026-10-01", frames.PROTOCOL_VERSION]
 CASES = [
-    # name, what the check sends and what the server answers, the frame, the versions the client speaks, frames to send
-    ("future", f"server/discover naming {FUTURE}, from a client that speaks {FUTURE} and 2026-07-28 "
-               "(the server answers -32022)", _discover(FUTURE, 1), [FUTURE, frames.PROTOCOL_VERSION], 2),
-    ("fine", "a tools/list with a correct envelope", frames.request("tools/list", {}, id=2), [frames.PROTOCOL_VERSION], 1),
+    # name, what the check sends and what the server answers, the frame, the versions the client speaks,
+    # frames to send, the versions a stand-in server serves (None: the lab server)
+    ("future", f"server/discover naming {FUTURE}, from a client that speaks {FUTURE}, {UNSERVED} and "
+               f"{frames.PROTOCOL_VERSION} (the server answers -32022)", _discover(FUTURE, 1),
+     [FUTURE, UNSERVED, frames.PROTOCOL_VERSION], 2, None),
+    ("fine", "a tools/list with a correct envelope", frames.request("tools/list", {}, id=2), [frames.PROTOCOL_VERSION],
+     1, None),
     ("incomplete", "a tools/list whose envelope lacks clientCapabilities (the server answers -32602)",
      frames.request("tools/list", {}, id=3, meta={frames.CLIENT_CAPABILITIES_KEY: frames.OMIT}),
-     [frames.PROTOCOL_VERSION], 1),
+     [frames.PROTOCOL_VERSION], 1, None),
     ("nothing-shared", f"server/discover naming {FUTURE}, from a client that speaks only {FUTURE} "
-                       "(the server answers -32022)", _discover(FUTURE, 4), [FUTURE], 1),
+                       "(the server answers -32022)", _discover(FUTURE, 4), [FUTURE], 1, None),
+    ("two-shared", f"server/discover naming {FUTURE} to another server, which serves {' and '.join(OTHER_SERVES)}, "
+                   f"from a client that speaks {', '.join(OTHER_SPEAKS)} (the server answers -32022)",
+     _discover(FUTURE, 5), OTHER_SPEAKS, 2, OTHER_SERVES),
 ]
 
 
@@ -132,8 +188,9 @@ def check_version_recovery(send_with_version_fallback, lab=None):
         not_done("define send_with_version_fallback(send, frame, speaks) first.")
         return
     with stdio_lab(lab) as wire:
-        for name, story, frame, speaks, expected_sends in CASES:
-            send = RecordingSend(wire, max_sends=MAX_SENDS, wait_s=REPLY_WAIT_S)
+        for name, story, frame, speaks, expected_sends, serves in CASES:
+            send = (RecordingSend(wire, max_sends=MAX_SENDS, wait_s=REPLY_WAIT_S) if serves is None
+                    else OtherServerSend(serves, max_sends=MAX_SENDS))
             outcome = attempt(send_with_version_fallback, send, copy.deepcopy(frame), list(speaks))
             if outcome.not_done:
                 not_done("send_with_version_fallback still raises NotImplementedError. Send the frame; if the "
@@ -142,9 +199,10 @@ def check_version_recovery(send_with_version_fallback, lab=None):
                 return
             if not _judge_case(name, f"The check sent {story}.", frame, speaks, expected_sends, send, outcome):
                 return
-    passed(f"Your client resent the {FUTURE} request once with 2026-07-28 from error.data.supported, "
-           "gave up when it shared no version with the server, sent a good request once, and did not "
-           "retry a -32602 that no version can fix.")
+    passed(f"Your client resent the {FUTURE} request once with 2026-07-28 from error.data.supported (not "
+           f"{UNSERVED}, which it speaks but the server does not), took 2026-10-01, the newest version it shares, "
+           "from a server that also serves 2026-07-28, gave up when it shared no version with the server, sent a "
+           "good request once, and did not retry a -32602 that no version can fix.")
 
 
 def _changed_beyond_version(original, retry):
@@ -175,6 +233,15 @@ def _judge_case(name, story, frame, speaks, expected_sends, send, outcome):
         failed(f"{story} Your function sent {MAX_SENDS} frames and was still going.",
                hint="Retry at most once, and only after a -32022.")
         return False
+    first_error = (send.replies[0].get("error") or {}) if send.replies else {}
+    supported = (first_error.get("data") or {}).get("supported") or []
+    shared = [version for version in speaks if version in supported]
+    if outcome.error and first_error.get("code") == -32022 and not shared:
+        failed(f"{story} Your function raised {outcome.error_text} after the -32022 reply: your client and the "
+               "server share no version here.",
+               hint="With no version in both lists there is nothing to retry with: return the -32022 reply as it "
+                    "is, and the caller reports the failure.")
+        return False
     if outcome.error:
         failed(f"{story} Your function raised {outcome.error_text}",
                hint="error.data.supported is reply[\"error\"][\"data\"][\"supported\"]; a result has no "
@@ -199,18 +266,22 @@ def _judge_case(name, story, frame, speaks, expected_sends, send, outcome):
                    hint="A -32022 is about the version alone: resend the same request, with only "
                         f"params._meta's {frames.PROTOCOL_VERSION_KEY} replaced.")
             return False
-        error = send.replies[0].get("error") or {}
-        supported = (error.get("data") or {}).get("supported") or []
-        if error.get("code") == -32022 and version not in supported:
+        if first_error.get("code") == -32022 and version not in supported:
             failed(f"{story} Your retry named {version!r}, which is not in error.data.supported {supported}.",
                    server=server_said(send.replies[1]),
                    hint="Take the version from the error's data.supported; do not guess one.")
             return False
-        if error.get("code") == -32022 and version not in speaks:
+        if first_error.get("code") == -32022 and version not in speaks:
             failed(f"{story} Your retry named {version!r}, a version your client does not speak "
                    f"(it speaks {speaks}).",
                    hint="Retry only with a version in both lists. When there is none, return the -32022 reply: "
                         "the caller reports the failure instead of guessing.")
+            return False
+        if first_error.get("code") == -32022 and version != shared[0]:
+            failed(f"{story} Your retry named {version!r}, but {shared[0]!r} is the first version in your "
+                   f"client's list {speaks} that error.data.supported {supported} also holds.",
+                   hint="Your client's list is newest first, so its order says which version to prefer; the "
+                        "order of data.supported says nothing.")
             return False
     if len(sent) != expected_sends:
         hints = {
