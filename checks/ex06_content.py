@@ -44,13 +44,13 @@ def check_model_blocks(for_the_model, lab=None):
         if outcome.not_done:
             not_done("for_the_model still raises NotImplementedError. Keep the blocks whose audience includes the model.")
             return
-        if not _judge_blocks(story, content, outcome):
+        if not _judge_blocks(story, content, outcome, for_the_model):
             return
     passed("for_the_model kept the blocks whose audience includes \"assistant\" or is not given, and left out the ones "
            "for the user alone (the hypnogram image among them).")
 
 
-def _judge_blocks(story, content, outcome):
+def _judge_blocks(story, content, outcome, for_the_model):
     if outcome.error:
         failed(f"For {story}, your function raised {outcome.error_text}",
                hint="Not every block has annotations, and not every annotations object has an audience.")
@@ -64,17 +64,31 @@ def _judge_blocks(story, content, outcome):
             failed(f"For {story}, you passed {_label(block)} to the model; it is for the user only.",
                    hint="Decide by annotations.audience, not by the block's type.")
             return False
-    for block in content:
-        if _is_for_model(block) and block not in got:
-            hint = ("No audience means the block is not restricted: it is for the model as well as the user."
-                    if "audience" not in block.get("annotations", {}) else
-                    "audience lists everyone a block is for: test whether \"assistant\" is among them.")
-            failed(f"For {story}, you left out {_label(block)}, which the model should get.", hint=hint)
-            return False
+    missed = [block for block in content if _is_for_model(block) and block not in got]
+    if missed:
+        failed(f"For {story}, you left out {_label(missed[0])}, which the model should get.",
+               hint=_left_out_hint(missed[0], for_the_model))
+        return False
     if len(got) != len([block for block in content if _is_for_model(block)]):
         failed(f"For {story}, you returned some blocks more than once.", hint="Each block goes to the model once.")
         return False
     return True
+
+
+def _left_out_hint(block, for_the_model):
+    """Name the rule the learner's filter follows, found by trying it on blocks that tell the rules apart."""
+    if "audience" not in block.get("annotations", {}):
+        return "No audience means the block is not restricted: it is for the model as well as the user."
+    same_type = {**block, "annotations": {"audience": ["assistant"], "priority": 0.9}}
+    low = {"type": "text", "text": "A footnote.", "annotations": {"audience": ["assistant"], "priority": 0.1}}
+    kept = attempt(for_the_model, copy.deepcopy([same_type, low])).value
+    if isinstance(kept, list) and same_type not in kept and block.get("type") != "text":
+        return (f"Decide by annotations.audience, not by the block's type: you leave out {block.get('type')} "
+                "blocks even when they are for the model.")
+    if isinstance(kept, list) and low not in kept:
+        return ("Decide by annotations.audience, not by priority: priority says how much a block matters, not "
+                "who it is for.")
+    return "audience lists everyone a block is for: test whether \"assistant\" is among them."
 
 
 # --- task 1: hints with their defaults, and only from a trusted server ------------------------------
@@ -126,6 +140,10 @@ def _judge_hints(story, tool, trusted, outcome):
         failed(f"{story}, you returned {keys}; return a dict with exactly the four hints {', '.join(HINTS)}.")
         return False
     for hint in HINTS:
+        if not isinstance(got[hint], bool):  # 1 == True in Python, but a host reads JSON, where 1 is no boolean
+            failed(f"{story}, you returned {hint} {short(got[hint])} ({type(got[hint]).__name__}); every hint is "
+                   "a boolean, True or False.")
+            return False
         if got[hint] == expected[hint]:
             continue
         claimed = tool.get("annotations", {}).get(hint)

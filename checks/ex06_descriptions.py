@@ -26,8 +26,16 @@ VERBOSE_SEARCH_DESCRIPTION = (
 )
 MAX_DESCRIPTION_TOKENS = 40
 # search_notes' arguments, the two tools, and read_note's argument: "read it with read_note(note_id)" is true.
-KNOWN_NAMES = {"query", "limit", "search_notes", "read_note", "note_id"}
+ARGUMENTS = {"search_notes": {"query", "limit"}, "read_note": {"note_id"}}
+# The fields of search_notes' outputSchema: "pass the hit's `id` to read_note" is true too.
+HIT_FIELDS = {"hits", "id", "title", "score", "snippet"}
+KNOWN_NAMES = {*ARGUMENTS, *ARGUMENTS["search_notes"], *ARGUMENTS["read_note"], *HIT_FIELDS}
 SCHEMA_NUMBERS = {1, 5, 50}  # limit: minimum, default, maximum
+# A model reads "top ten" as 10 just as it reads "top 10"; "one" (1) and "five" (5) are the schema's own.
+NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+                "eleven": 11, "twelve": 12, "dozen": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "forty": 40,
+                "hundred": 100}
+NAME_PATTERNS = [r"`([^`]+)`", r"\b[a-z]+(?:_[a-z0-9]+)+\b", r"\b[a-z]+(?:[A-Z][a-z0-9]*)+\b"]  # snake, camel
 
 # Facts only the description can carry: the schema says nothing about them.
 FACTS = [
@@ -58,10 +66,19 @@ def model_view(tool):
 def contradictions(text):
     """Numbers and names in the description that the schema does not have."""
     found = []
-    for number in sorted({int(n) for n in re.findall(r"(?<![\w.])\d+(?!\w|\.\d)", text)} - SCHEMA_NUMBERS):
-        found.append(f"the number {number}, which the schema does not have (its numbers are the limit's minimum 1, "
-                     "default 5 and maximum 50)")
-    names = set(re.findall(r"`([^`]+)`", text)) | set(re.findall(r"\b[a-z]+(?:_[a-z]+)+\b", text))
+    numbers = {int(n): n for n in re.findall(r"(?<![\w.])\d+(?!\w|\.\d)", text)}
+    numbers.update({NUMBER_WORDS[word.lower()]: word for word in re.findall(r"[A-Za-z]+", text)
+                    if word.lower() in NUMBER_WORDS})
+    for number in sorted(set(numbers) - SCHEMA_NUMBERS):
+        written = "" if numbers[number] == str(number) else f" (written {numbers[number]!r})"
+        found.append(f"the number {number}{written}, which the schema does not have (its numbers are the limit's "
+                     "minimum 1, default 5 and maximum 50)")
+    for tool, inside in re.findall(r"\b(search_notes|read_note)\(([^)]*)\)", text):
+        for name in re.findall(r"[A-Za-z_]\w*", re.sub(r"(['\"]).*?\1", "", inside)):
+            if name not in ARGUMENTS[tool]:
+                found.append(f"{tool}({inside}), which names {name!r} as an argument of {tool}; its arguments "
+                             f"are {', '.join(sorted(ARGUMENTS[tool]))}")
+    names = set().union(*(re.findall(pattern, text) for pattern in NAME_PATTERNS))
     for name in sorted(names - KNOWN_NAMES):
         found.append(f"the name {name!r}, which is no argument or tool (the arguments are query and limit, and "
                      "read_note's note_id; the tools search_notes and read_note)")

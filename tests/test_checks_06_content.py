@@ -40,6 +40,24 @@ def reads_annotations_blindly(content):
     return [block for block in content if "assistant" in block["annotations"]["audience"]]
 
 
+def drops_low_priority(content):
+    return [block for block in for_the_model(content) if block.get("annotations", {}).get("priority", 1) >= 0.5]
+
+
+def drops_images_by_type_too(content):
+    return [block for block in for_the_model(content) if block["type"] != "image"]
+
+
+def test_blocks_dropped_by_priority(verdict, lab):
+    out = verdict(check_model_blocks, drops_low_priority, lab)
+    assert out.startswith("✗") and "you left out the resource_link block" in out and "not by priority" in out, out
+
+
+def test_blocks_dropped_by_type_after_the_audience_test(verdict, lab):
+    out = verdict(check_model_blocks, drops_images_by_type_too, lab)
+    assert out.startswith("✗") and "you left out the image block" in out and "not by the block's type" in out, out
+
+
 def test_blocks_exported():
     assert checks.check_model_blocks is check_model_blocks and checks.check_effective_hints is check_effective_hints
 
@@ -105,6 +123,15 @@ def trusts_everyone(tool, trusted):
 
 def keeps_the_title(tool, trusted):
     return {**effective_hints(tool, trusted), "title": tool.get("annotations", {}).get("title")}
+
+
+def hints_as_numbers(tool, trusted):
+    return {hint: int(value) for hint, value in effective_hints(tool, trusted).items()}
+
+
+def test_hints_as_numbers(verdict, lab):
+    out = verdict(check_effective_hints, hints_as_numbers, lab)
+    assert out.startswith("✗") and "(int); every hint is a boolean" in out, out
 
 
 def test_hints_stub(verdict, lab):
