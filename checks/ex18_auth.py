@@ -15,7 +15,7 @@ import httpx
 from mcpwire import frames
 from mcpwire.oauth import parse_challenge
 from .attempt import attempt, missing
-from .verdict import failed, not_done, passed, short
+from .verdict import failed, not_done, passed, short, shown
 
 CLIENT_ID = "notes-notebook"
 REDIRECT_URI = "http://127.0.0.1/callback"
@@ -121,18 +121,41 @@ def check_authorization_request(build, wire):
         failed("the request does not carry the state you were given",
                hint="state is what lets you recognise the redirect that answers this request.")
         return
+    if query.get("redirect_uri") != REDIRECT_URI:
+        said = refusal
+        if answer is not None:
+            # The lab falls back on the one redirect URI registered, so the code comes; the token request,
+            # which must repeat the redirect URI, is where it breaks.
+            reply = lab.token({"grant_type": "authorization_code", "code": answer["code"], "redirect_uri": REDIRECT_URI,
+                               "client_id": CLIENT_ID, "code_verifier": verifier, "resource": lab.wire.url})
+            said = f"a code, but the token request that sends redirect_uri {REDIRECT_URI} with it: HTTP " \
+                   f"{reply.status_code} {short(reply.text)}"
+        what = ("no redirect_uri: the request does not say where to send the code" if "redirect_uri" not in query
+                else f"wrong redirect_uri: the request names {query['redirect_uri']!r}, not {REDIRECT_URI}")
+        failed(what, server=said,
+               hint="The authorization request names the redirect URI the client registered, and the token request "
+                    "repeats it: the two must match.")
+        return
     if query.get("resource") != lab.wire.url:
         token = None if answer is None else lab.token({
             "grant_type": "authorization_code", "code": answer["code"], "redirect_uri": REDIRECT_URI,
             "client_id": CLIENT_ID, "code_verifier": verifier, "resource": lab.wire.url}).json().get("access_token")
         refused = lab.post(SEARCH, token) if token else None
-        said = (refusal if refused is None else
-                f"HTTP {refused.status_code}: {(parse_challenge(refused.headers.get('www-authenticate')) or {}).get('error_description')}")
+        if refused is None:
+            said = refusal
+        elif refused.status_code == 200:
+            said = (f"HTTP 200: the lab's MCP server (SDK 2.3.0) accepts it, as it treats {query['resource']!r} and "
+                    f"{lab.wire.url!r} alike; the spec asks for the canonical URI exactly, and a stricter server "
+                    "refuses a token issued for another")
+        else:
+            said = f"HTTP {refused.status_code}: " \
+                   f"{(parse_challenge(refused.headers.get('www-authenticate')) or {}).get('error_description')}"
         what = ("missing resource: the request names no resource" if "resource" not in query
                 else f"wrong resource: the request names {query['resource']!r} instead of the MCP server")
         failed(what,
                server=f"the token it led to, at the MCP server: {said}",
-               hint="RFC 8707: resource is the canonical URI of the MCP server, the resource metadata's 'resource'.")
+               hint="RFC 8707: resource is the canonical URI of the MCP server, the resource metadata's 'resource', "
+                    "as it is: the resource argument you were given.")
         return
     if refusal is None and query.get("scope") != "notes:read":
         failed(f"the request asks for scope {query.get('scope')!r}, not the scope you were given ('notes:read')",
@@ -171,14 +194,21 @@ def check_accept_redirect(accept, issuer="http://127.0.0.1:9999"):
          "an iss that only matches after adding or removing a trailing slash was accepted"),
         ("case-folded iss", f"{REDIRECT_URI}?code=stolen&state=s1&iss={issuer.upper()}",
          "an iss that only matches after changing upper to lower case was accepted"),
+        # The user said no: state and iss are right, and there is no code to return.
+        ("error redirect", f"{REDIRECT_URI}?{urlencode({'error': 'access_denied', 'state': 's1', 'iss': issuer})}",
+         "an error response (error=access_denied, no code) was not refused with ValueError"),
     ]
     for name, location, problem in forged:
         outcome = attempt(accept, location, "s1", issuer)
         if not isinstance(outcome.error, ValueError):
-            failed(f"{name}: {problem} (returned {short(outcome.value) if outcome.error is None else outcome.error_text})",
-                   hint="Compare state, then iss, with plain string equality before returning the code; raise ValueError otherwise.")
+            failed(f"{name}: {problem} ({'returned ' + shown(outcome.value) if outcome.error is None else 'raised ' + outcome.error_text})",
+                   hint=("A redirect that carries error instead of code answers the request with a refusal: raise "
+                         "ValueError for it too." if name == "error redirect" else
+                         "Compare state, then iss, with plain string equality before returning the code; raise "
+                         "ValueError otherwise."))
             return
-    passed("the good redirect gives its code; forged state and a foreign, missing, normalised or case-folded iss are refused")
+    passed("the good redirect gives its code; forged state, a foreign, missing, normalised or case-folded iss and an "
+           "error response are refused")
 
 
 def check_token_request(form_for, wire):
@@ -259,9 +289,6 @@ def check_step_up(step_up, wire):
                       f"{(parse_challenge(search.headers.get('www-authenticate')) or {}).get('error_description')}",
                hint="Ask for the union of the scopes you had and the ones the challenge names.")
         return
-    if len(set(scopes)) != len(scopes):
-        failed(f"a scope appears twice: {scopes}", hint="The union holds each scope once.")
-        return
     if lab.post(create, token).status_code != 200:
         failed("create_note still failed with the stepped-up token")
         return
@@ -273,5 +300,23 @@ def check_step_up(step_up, wire):
                f"{outcome.error_text or short(asked)}",
                server=f"401 with {short(first)}",
                hint="Work from the two arguments: the scopes you had and the challenge's scope, nothing more.")
+        return
+    # Other grants than the lab's flow gives: the union has to come from granted, and hold each scope once.
+    outcome = attempt(step_up, ["notes:write"], first)
+    asked = list(outcome.value) if outcome.error is None and isinstance(outcome.value, (list, tuple, set)) else None
+    if asked is None or sorted(asked) != ["notes:read", "notes:write"]:
+        failed(f"with notes:write granted and a 401 that names notes:read, you would ask for "
+               f"{outcome.error_text or short(asked)}",
+               server=f"401 with {short(first)}",
+               hint="The scopes you had are in the union too, whichever they are: read them from granted.")
+        return
+    outcome = attempt(step_up, ["notes:read", "notes:write"], header)
+    asked = list(outcome.value) if outcome.error is None and isinstance(outcome.value, (list, tuple, set)) else None
+    if asked is None or sorted(asked) != ["notes:read", "notes:write"]:
+        repeated = asked is not None and sorted(set(asked)) == ["notes:read", "notes:write"]
+        failed(f"{'a scope appears twice: ' if repeated else ''}with notes:read and notes:write granted and the 403 "
+               f"that names notes:write, you would ask for {outcome.error_text or short(asked)}",
+               server=f"403 with {short(header)}",
+               hint="The union holds each scope once, also when the challenge names one you already had.")
         return
     passed(f"step-up asks for {' '.join(scopes)}: create_note and search_notes both answer 200")

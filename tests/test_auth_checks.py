@@ -130,6 +130,23 @@ def test_request_without_state_is_named(verdict, auth_lab):
     assert "✗ the request does not carry the state" in verdict(checks.check_authorization_request, no_state, auth_lab)
 
 
+def test_request_without_the_redirect_uri_shows_the_refused_token_request(verdict, auth_lab):
+    def no_redirect(metadata, resource, scope, verifier, state):
+        return request_url(metadata, resource, scope, verifier, state, redirect_uri=None)
+
+    out = verdict(checks.check_authorization_request, no_redirect, auth_lab)
+    assert out.startswith("✗ no redirect_uri") and "redirect_uri did not match" in out, out
+
+
+def test_request_with_a_trailing_slash_on_the_resource_says_the_lab_accepts_it(verdict, auth_lab):
+    def slashed(metadata, resource, scope, verifier, state):
+        return request_url(metadata, resource + "/", scope, verifier, state)
+
+    out = verdict(checks.check_authorization_request, slashed, auth_lab)
+    assert out.startswith("✗ wrong resource: the request names 'http://127.0.0.1:") and "HTTP 200: None" not in out, out
+    assert "accepts it" in out and "exactly" in out, out
+
+
 def test_request_that_raises_is_reported(verdict, auth_lab):
     def broken(metadata, *rest):
         return metadata["authorize_url"]
@@ -148,9 +165,16 @@ def accept(location, sent_state, issuer):
 
 def accept_by_regex(location, sent_state, issuer):
     fields = {name: unquote(value) for name, value in re.findall(r"[?&]([^=&]+)=([^&]*)", location)}
-    if (fields.get("iss"), fields.get("state")) != (issuer, sent_state):
+    if (fields.get("iss"), fields.get("state")) != (issuer, sent_state) or "code" not in fields:
         raise ValueError("refused")
     return fields["code"]
+
+
+def accept_by_get(location, sent_state, issuer):
+    answer = dict(parse_qs(urlsplit(location).query))
+    if answer.get("state") != [sent_state] or answer.get("iss") != [issuer]:
+        raise ValueError("not our redirect")
+    return answer.get("code", [None])[0]
 
 
 def accept_unchecked_state(location, sent_state, issuer):
@@ -194,7 +218,14 @@ def test_redirect_stub_is_not_done(verdict, function):
     assert verdict(checks.check_accept_redirect, function).startswith("not done yet")
 
 
-@pytest.mark.parametrize("function", [accept, accept_by_regex])
+def accept_with_code(location, sent_state, issuer):
+    answer = {k: v[0] for k, v in parse_qs(urlsplit(location).query).items()}
+    if answer.get("state") != sent_state or answer.get("iss") != issuer or "code" not in answer:
+        raise ValueError("not our redirect")
+    return answer["code"]
+
+
+@pytest.mark.parametrize("function", [accept_with_code, accept_by_regex])
 def test_redirect_right_answers_pass(verdict, function):
     assert verdict(checks.check_accept_redirect, function).startswith("✓")
 
@@ -205,6 +236,8 @@ def test_redirect_right_answers_pass(verdict, function):
     (accept_normalising, "✗ normalised iss"),
     (accept_case_folding, "✗ case-folded iss"),
     (accept_without_decoding, "✗ a good redirect should give its code"),
+    (accept_by_get, "✗ error redirect: an error response (error=access_denied, no code) was not refused with ValueError (returned None)"),
+    (accept, "✗ error redirect: an error response (error=access_denied, no code) was not refused with ValueError (raised KeyError"),
 ])
 def test_redirect_mistakes_are_named(verdict, function, phrase):
     assert verdict(checks.check_accept_redirect, function).startswith(phrase)
@@ -277,6 +310,14 @@ def union(granted, header):
     return list(dict.fromkeys([*granted, *re.search(r'scope="([^"]*)"', header).group(1).split()]))
 
 
+def read_and_the_challenged(granted, header):
+    return list(dict.fromkeys(["notes:read", *re.search(r'scope="([^"]*)"', header).group(1).split()]))
+
+
+def granted_plus_challenged(granted, header):
+    return [*granted, *re.search(r'scope="([^"]*)"', header).group(1).split()]
+
+
 def union_as_set(granted, header):
     from mcpwire.oauth import parse_challenge
     return sorted(set(granted) | set(parse_challenge(header)["scope"].split()))
@@ -314,3 +355,13 @@ def test_step_up_that_always_asks_for_every_scope_is_named(verdict, auth_lab):
 def test_step_up_returning_the_raw_string_is_named(verdict, auth_lab):
     out = verdict(checks.check_step_up, lambda granted, header: ["notes:read notes:write"], auth_lab)
     assert out.startswith("✗ each scope should be one word")
+
+
+def test_step_up_that_ignores_what_was_granted_is_named(verdict, auth_lab):
+    out = verdict(checks.check_step_up, read_and_the_challenged, auth_lab)
+    assert out.startswith("✗ with notes:write granted and a 401 that names notes:read, you would ask for"), out
+
+
+def test_step_up_that_repeats_a_scope_is_named(verdict, auth_lab):
+    out = verdict(checks.check_step_up, granted_plus_challenged, auth_lab)
+    assert out.startswith("✗ a scope appears twice"), out
