@@ -111,3 +111,54 @@ def test_origin_guard_with_prefix_tests(verdict, http):
 def test_origin_guard_with_an_unsendable_answer(verdict, http):
     out = verdict(security.check_origin_guard, lambda h, o, p: "refuse", http)
     assert out.startswith("✗ Your guard did not give an answer the endpoint can send")
+
+
+# --- rules the first tester found the check let through ---------------------------------------------------
+
+def descriptions_in(node):
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "description" and isinstance(value, str):
+                yield value
+            else:
+                yield from descriptions_in(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from descriptions_in(item)
+
+
+def flag_texts(suspicious):
+    """Flag a tool when suspicious(text, other_tools) holds for any description in its whole definition."""
+    def work(reply, other_tools):
+        return {tool["name"] for tool in reply["result"]["tools"]
+                if any(suspicious(text, other_tools) for text in descriptions_in(tool))}
+    return work
+
+
+@pytest.mark.parametrize("work, phrases", [
+    pytest.param(flag_texts(lambda text, others: "before" in text.lower() or any(ord(ch) > 127 for ch in text)),
+                 ("flagged get_forecast, which is harmless", "°C"), id="any-non-ascii"),
+    pytest.param(flag_texts(lambda text, others: "before" in text.lower() or bool(INVISIBLE.search(text))),
+                 ("flagged sun_times, which is harmless", "before sunrise"), id="the-word-before"),
+    pytest.param(flag_texts(lambda text, others: bool(re.search("[\U000e0000-\U000e007f]", text))
+                            or bool(re.search(r"before (answering|calling)|never mention|<important>", text, re.I))
+                            or any(name in text for name in others)),
+                 ("did not flag pollen_count", "U+200B"), id="tag-characters-only"),
+])
+def test_poison_flagger_with_rules_that_fit_only_the_first_sample(verdict, weather, lab, work, phrases):
+    out = verdict(security.check_poison_flagger, work, weather, lab)
+    assert out.startswith("✗") and all(phrase in out for phrase in phrases), out
+
+
+def test_poison_flagger_that_reads_only_the_top_and_the_arguments(verdict, weather, lab):
+    def shallow(reply, other_tools):
+        flagged = set()
+        for tool in reply["result"]["tools"]:
+            texts = [tool.get("description", "")] + [
+                prop.get("description", "") for prop in tool.get("inputSchema", {}).get("properties", {}).values()]
+            if any(rule.search(text) for rule in RULES for text in texts):
+                flagged.add(tool["name"])
+        return flagged
+    out = verdict(security.check_poison_flagger, shallow, weather, lab)
+    assert out.startswith("✗ On the weather server your function did not flag marine_forecast"), out
+    assert "$defs" in out, out
