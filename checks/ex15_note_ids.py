@@ -6,7 +6,7 @@ it shows what the lab server's own validator answers to the same id.
 
 from .attempt import attempt, missing
 from .servers import stdio_lab
-from .verdict import failed, not_done, passed, server_said, short
+from .verdict import failed, not_done, passed, server_said, shown
 
 ATTACKS = [
     ("../secret", "climbs out of the notes folder"),
@@ -21,6 +21,9 @@ ATTACKS = [
     ("welcome\n", "ends in a newline, which re.match with $ lets through"),
     (" welcome", "starts with a space"),
     ("Welcome", "is an uppercase alias: the same file on a case-insensitive disk"),
+    ("spindle-Density", "has an uppercase letter inside, an alias on a case-insensitive disk"),
+    ("notes/welcome", "has a slash between two words: a path into a folder"),
+    ("spindle density", "has a space between two words"),
     ("w\u0435lcome", "has a Cyrillic е that looks like an e"),
     ("welcome.md", "is a file name, not an id"),
     ("welc%6Fme", "is percent-encoded: the server uses it as it arrives, so decoding it first judges another id"),
@@ -58,7 +61,9 @@ def check_note_id_validator(is_safe_note_id, lab=None):
                    hint="A validator answers for any input: return False for what is not a string, do not raise.")
             return
         if not isinstance(outcome.value, bool):
-            failed(f"is_safe_note_id({note_id!r}) returned {short(outcome.value)}; return True or False.")
+            failed(f"is_safe_note_id({note_id!r}) returned {shown(outcome.value)}; return True or False.",
+                   hint="A validator answers with a bool: an `and` chain gives back its last operand, and re's "
+                        "match functions a Match or None, so turn such an answer into True or False.")
             return
         verdicts.append((note_id, safe, why, outcome.value))
     wrong = [(note_id, safe, why) for note_id, safe, why, said in verdicts if said != safe]
@@ -95,6 +100,10 @@ def _more_for_attack(note_id):
     if "%" in note_id:
         return ("Judge the id exactly as it arrives: the server uses that string, not a decoded one, so a validator "
                 "that decodes first judges another id.")
+    if any(ch.isupper() for ch in note_id):
+        return "The rule's letters are lowercase ones: an uppercase letter anywhere, not only first, makes an alias."
+    if any(ch in note_id for ch in "/ ") and ".." not in note_id and not note_id.startswith(("/", "~")):
+        return "The rule's characters are a-z, 0-9 and the hyphen: a slash or a space between two words is neither."
     if "_" in note_id:
         return "The rule's characters are a-z, 0-9 and the hyphen; \\w also matches the underscore."
     if "-" in note_id and not any(ch in note_id for ch in "./\\%~"):

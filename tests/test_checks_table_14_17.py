@@ -124,6 +124,14 @@ ID_WRONG = [
                  id="underscore-allowed"),
     pytest.param(lambda i: isinstance(i, str) and i == i.lower() and is_safe(flags=re.IGNORECASE)(i),
                  ("dotless", "re.IGNORECASE"), id="ignorecase-without-ascii"),
+    pytest.param(is_safe(pattern=r"[a-z0-9]+(?:[-/][a-z0-9]+)*"), ("'notes/welcome'", "a slash between two words"),
+                 id="slash-between-words"),
+    pytest.param(is_safe(pattern=r"[a-z0-9]+(?:[- ][a-z0-9]+)*"), ("'spindle density'", "a slash or a space"),
+                 id="space-between-words"),
+    pytest.param(is_safe(pattern=r"[a-z0-9][a-zA-Z0-9]*(?:-[a-zA-Z0-9]+)*"), ("'spindle-Density'", "not only first"),
+                 id="uppercase-after-the-first-letter"),
+    pytest.param(lambda i: isinstance(i, str) and len(i) <= 64 and re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", i),
+                 ("returned None;", "a Match or None"), id="returns-a-match-object"),
 ]
 
 
