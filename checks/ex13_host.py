@@ -173,8 +173,9 @@ def _right_route(host, name, server, tool_name, value):
         return False
     owner = _owner(host, name, tool)
     if owner != server:
-        failed(f"route({name!r}) gave the {owner or 'wrong'} server's definition of {tool_name}, not the "
-               f"{server} server's own: the {server} server lists its tools with no annotations at all.",
+        whose = f"the {owner} server's definition" if owner else "a definition"
+        failed(f"route({name!r}) gave {whose} of {tool_name}, not the one the {server} server listed in "
+               f"self.tools: the {server} server lists its tools with no annotations at all.",
                hint="Two servers may have tools of the same name, defined differently: the definition must be the "
                     "one the named server listed.",
                more="self.tools is keyed by the whole namespaced name: look the name up there as it is.")
