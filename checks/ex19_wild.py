@@ -5,7 +5,8 @@ sends and the other does not; `("header", name)`: an HTTP header one session's r
 carry and the other's never do (names compared case-insensitively, as HTTP does); or
 `("field", method, path)`: a place (a list of keys) where the first frames of `method` in
 the two sessions differ. Ids do not count: every client numbers its own requests. Two
-findings on the same path, or one path inside the other, are one difference.
+findings on the same path, or one path inside the other, are one difference, under one method or two:
+a field the client writes into every request differs in each of them.
 """
 
 import json
@@ -109,6 +110,12 @@ def _same(a, b):
     return longer[:len(shorter)] == shorter
 
 
+def _named(finding):
+    if finding[0] == "field":
+        return f"{finding[1]} {'.'.join(finding[2])}"
+    return f"{finding[0]} {finding[1]}"
+
+
 def check_three_differences(three_differences, real, hand):
     outcome = attempt(three_differences)
     if outcome.not_done:
@@ -133,10 +140,13 @@ def check_three_differences(three_differences, real, hand):
             return
     keys = [_key(finding) for finding in findings]
     for index, first in enumerate(keys):
-        for second in keys[index + 1:]:
+        for later, second in enumerate(keys[index + 1:], start=index + 1):
             if _same(first, second):
-                failed(f"two findings are one difference: {first[1]!r} and {second[1]!r}",
-                       hint="a field and the fields inside it count once; find something else that differs")
+                methods = {findings[index][1], findings[later][1]} if first[0] == "field" else set()
+                why = (f"the client writes that field into {' and '.join(sorted(methods))} alike, so it counts once"
+                       if len(methods) == 2 else "a field and the fields inside it count once")
+                failed(f"two findings are one difference: {_named(findings[index])} and {_named(findings[later])}",
+                       hint=f"{why}; find something else that differs")
                 return
     shown = "; ".join(f"{k[0]} {'.'.join(map(str, k[1])) if k[0] == 'field' else k[1]}" for k in sorted(keys))
     passed(f"three real differences: {shown}")
