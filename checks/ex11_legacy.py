@@ -10,6 +10,7 @@ from .servers import REPLY_WAIT_S, STARTUP_WAIT_S
 from .verdict import failed, not_done, passed, server_said, short
 
 HANDSHAKE = ("initialize", "notifications/initialized")
+NO_ID = object()  # a notification's place in a list of ids: unlike None, no id can equal it
 ENVELOPE_FIELDS = ("resultType", "_meta", "ttlMs", "cacheScope")  # what a modern result adds to a legacy one
 
 LEGACY_SESSION = [
@@ -19,12 +20,19 @@ LEGACY_SESSION = [
     {"jsonrpc": "2.0", "method": "notifications/initialized"},
     {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
     {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-     "params": {"name": "search_notes", "arguments": {"query": "spindle", "limit": 2}}},
+     "params": {"name": "search_notes", "arguments": {"query": "spindle", "limit": 2},
+                "_meta": {"progressToken": "search-3"}}},
+    {"jsonrpc": "2.0", "method": "notifications/cancelled",
+     "params": {"requestId": 3, "reason": "The user typed a new query."}},
     {"jsonrpc": "2.0", "id": "read-1", "method": "tools/call",
      "params": {"name": "read_note", "arguments": {"note_id": "spindle-density"}}},
     {"jsonrpc": "2.0", "id": 5, "method": "resources/read", "params": {"uri": "notes://index"}},
 ]
-"""A legacy client's session as it wrote it: the handshake, then four bare requests."""
+"""A legacy client's session as it wrote it: the handshake, then four requests and a cancel.
+
+The search already has a _meta (its progressToken) and the cancel is a notification outside the handshake:
+a translation must merge the envelope into the one and keep the other.
+"""
 
 OTHER_SESSION = [
     {"jsonrpc": "2.0", "id": 0, "method": "initialize",
@@ -131,6 +139,7 @@ def check_translation(translate):
     modern = outcome.value
     if not _judge_frames(modern):
         return
+    requests = [frame for frame in modern if "id" in frame]
     if given != LEGACY_SESSION:
         changed = next(new for new, old in zip(given, LEGACY_SESSION) if new != old)
         failed(f"translate changed the legacy frames it was given: one of them is now {short(changed)}",
@@ -138,18 +147,18 @@ def check_translation(translate):
         return
     legacy_answers = _legacy_answers()
     modern_answers = _answers(modern, _modern_server)
-    for frame in modern:
+    for frame in requests:
         legacy_reply, reply = legacy_answers[_key(frame["id"])], modern_answers[_key(frame["id"])]
         if not _judge_answer(frame, legacy_reply, reply):
             return
     if not _judge_other_session(translate):
         return
-    requests = [f for f in LEGACY_SESSION if f["method"] not in HANDSHAKE]
-    added = sum(len(frames.dumps(new)) - len(frames.dumps(old)) for new, old in zip(modern, requests))
+    kept = [f for f in LEGACY_SESSION if f["method"] not in HANDSHAKE]
+    added = sum(len(frames.dumps(new)) - len(frames.dumps(old)) for new, old in zip(modern, kept))
     dropped = sum(len(frames.dumps(f)) + 1 for f in LEGACY_SESSION if f["method"] in HANDSHAKE)
-    passed(f"A 2026-07-28 server gave your {len(modern)} requests the same answers the legacy session got "
-           f"({', '.join(_label(f) for f in modern)}). The envelopes added {added} bytes; the handshake lines "
-           f"you dropped were {dropped}.")
+    passed(f"A 2026-07-28 server gave your {len(requests)} requests the same answers the legacy session got "
+           f"({', '.join(_label(f) for f in requests)}), and the cancel went along. The envelopes added {added} "
+           f"bytes; the handshake lines you dropped were {dropped}.")
 
 
 def _judge_frames(modern):
@@ -163,22 +172,42 @@ def _judge_frames(modern):
                     "make it serve the legacy protocol for good, and it would refuse every enveloped request "
                     "with -32600. Drop initialize and notifications/initialized.")
         return False
-    requests = [f for f in LEGACY_SESSION if f["method"] not in HANDSHAKE]
-    if [f.get("id") for f in modern] != [f["id"] for f in requests]:
-        failed(f"Your requests have the ids {[f.get('id') for f in modern]}; the legacy ones had "
-               f"{[f['id'] for f in requests]}.",
-               hint="Keep each request's id (and their order): the answers are matched to the legacy ones by id.")
+    kept = [f for f in LEGACY_SESSION if f["method"] not in HANDSHAKE]
+    gone = [f for f in kept if "id" not in f and not any(m.get("method") == f["method"] for m in modern)]
+    if gone:
+        failed(f"Your frames leave out {gone[0]['method']}: {frames.dumps(gone[0])}",
+               hint="Drop the handshake (initialize and notifications/initialized), and only the handshake: "
+                    "another legacy notification still means something to a 2026-07-28 server, so it goes on.")
         return False
-    for new, old in zip(modern, requests):
-        if new.get("jsonrpc") != "2.0" or new.get("method") != old["method"]:
-            failed(f"Request {old['id']!r} became {short(new)}; it was {frames.dumps(old)}.",
-                   hint="Keep jsonrpc, id and method as they were.")
-            return False
-        params = new.get("params")
-        lost = {k: v for k, v in (old.get("params") or {}).items() if not isinstance(params, dict) or params.get(k) != v}
-        if lost:
-            failed(f"Request {old['id']!r} lost its params {short(lost)}: you sent {short(params)}.",
-                   hint="Add _meta next to the params that are there; everything else stays as it was.")
+    if [f.get("id", NO_ID) for f in modern] != [f.get("id", NO_ID) for f in kept]:
+        failed(f"Your frames have the ids {[f.get('id') for f in modern if 'id' in f]}; the legacy ones had "
+               f"{[f['id'] for f in kept if 'id' in f]}, and the notification none.",
+               hint="Keep each frame's id, or its lack of one, and their order: the answers are matched to the "
+                    "legacy ones by id.")
+        return False
+    return all(_kept_as_it_was(new, old) for new, old in zip(modern, kept))
+
+
+def _kept_as_it_was(new, old):
+    name = f"Request {old['id']!r}" if "id" in old else f"Your {old['method']}"
+    if new.get("jsonrpc") != "2.0" or new.get("method") != old["method"]:
+        failed(f"{name} became {short(new)}; it was {frames.dumps(old)}.",
+               hint="Keep jsonrpc, id and method as they were.")
+        return False
+    params = new.get("params")
+    old_params = old.get("params") or {}
+    lost = {k: v for k, v in old_params.items()
+            if k != "_meta" and (not isinstance(params, dict) or params.get(k) != v)}
+    if lost:
+        failed(f"{name} lost its params {short(lost)}: you sent {short(params)}.",
+               hint="Add _meta next to the params that are there; everything else stays as it was.")
+        return False
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    for key, value in (old_params.get("_meta") or {}).items():
+        if not isinstance(meta, dict) or meta.get(key) != value:
+            failed(f"{name} lost _meta.{key} ({frames.dumps(value)}): its _meta is now {short(meta)}.",
+                   hint="Put the envelope's keys into the _meta that is there: a legacy request may carry one "
+                        "already, and what it holds stays.")
             return False
     return True
 

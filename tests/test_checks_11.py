@@ -21,7 +21,7 @@ def translate_right(legacy_frames, envelope_from=envelope_right):
     for frame in legacy_frames:
         if frame["method"] not in HANDSHAKE:
             frame = copy.deepcopy(frame)
-            frame.setdefault("params", {})["_meta"] = copy.deepcopy(envelope)
+            frame.setdefault("params", {}).setdefault("_meta", {}).update(copy.deepcopy(envelope))
             modern.append(frame)
     return modern
 
@@ -101,7 +101,7 @@ def test_translation_renumbering_the_ids(verdict):
             frame["id"] = number
         return modern
     out = verdict(checks.check_translation, renumbered)
-    assert "have the ids [1, 2, 3, 4]" in out and "matched to the legacy ones by id" in out
+    assert "have the ids [1, 2, 3, 4, 5]" in out and "matched to the legacy ones by id" in out
 
 
 def test_translation_naming_the_legacy_version(verdict):
@@ -137,7 +137,7 @@ def test_translation_that_changes_the_legacy_frames(verdict):
         envelope = envelope_right(legacy_frames[0])
         modern = [f for f in legacy_frames if f["method"] not in HANDSHAKE]
         for frame in modern:
-            frame.setdefault("params", {})["_meta"] = envelope
+            frame.setdefault("params", {}).setdefault("_meta", {}).update(envelope)
         return modern
     out = verdict(checks.check_translation, in_place)
     assert out.startswith("✗ translate changed the legacy frames it was given") and "copy.deepcopy" in out
@@ -145,3 +145,24 @@ def test_translation_that_changes_the_legacy_frames(verdict):
 
 def test_translation_stub(verdict):
     assert verdict(checks.check_translation, stub).startswith("not done yet")
+
+
+def test_translation_dropping_every_frame_without_id(verdict):
+    def requests_only(legacy_frames):
+        return [frame for frame in translate_right(legacy_frames) if "id" in frame]
+    out = verdict(checks.check_translation, requests_only)
+    assert out.startswith("✗ Your frames leave out notifications/cancelled") and "only the handshake" in out, out
+
+
+def test_translation_overwriting_the_meta_there_was(verdict):
+    def overwrites(legacy_frames):
+        envelope = envelope_right(legacy_frames[0])
+        modern = []
+        for frame in legacy_frames:
+            if frame["method"] not in HANDSHAKE:
+                frame = copy.deepcopy(frame)
+                frame.setdefault("params", {})["_meta"] = copy.deepcopy(envelope)
+                modern.append(frame)
+        return modern
+    out = verdict(checks.check_translation, overwrites)
+    assert out.startswith("✗ Request 3 lost _meta.progressToken") and "into the _meta that is there" in out, out

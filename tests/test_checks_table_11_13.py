@@ -65,9 +65,9 @@ def translate(*, drop=HANDSHAKE, where="params", renumber=False, envelope=envelo
             if where == "top":
                 frame["_meta"] = copy.deepcopy(meta)
             elif create_params:
-                frame.setdefault("params", {})["_meta"] = copy.deepcopy(meta)
+                frame.setdefault("params", {}).setdefault("_meta", {}).update(copy.deepcopy(meta))
             else:
-                frame["params"]["_meta"] = copy.deepcopy(meta)
+                frame["params"].setdefault("_meta", {}).update(copy.deepcopy(meta))
             if renumber:
                 frame["id"] = number + 1
             modern.append(frame)
