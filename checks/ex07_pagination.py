@@ -70,6 +70,12 @@ def _judge(story, expected, request, outcome):
         if method != "resources/list":
             failed(f"{story}, request {number} was {method!r}; every page is a resources/list.")
             return False
+        if isinstance(params, dict) and "cursor" in params and not isinstance(params["cursor"], str):
+            failed(f"{story}, request {number} sent the cursor {short(params['cursor'])}; a cursor is a string.",
+                   server=server_said(message),
+                   hint="The first page has no cursor: leave the key out rather than send null.",
+                   more="Send {\"cursor\": ...} only with a nextCursor the server gave you.")
+            return False
         if isinstance(message, dict) and "error" in message:
             cursor = params.get("cursor") if isinstance(params, dict) else None
             issued = _issued_cursors(request.sent[: number - 1])

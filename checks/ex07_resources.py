@@ -15,6 +15,7 @@ HEADER_KEYS = ("id", "title", "tags", "date")
 
 NOTE_IDS = ["spindle-density", "welcome", "lab-sync-2026-02-09"]
 COLON_NOTE = {"title": "Lab sync: spindles at 10:30", "body": "Agenda: the 10:30 slot.", "tags": ["sync"]}
+UNTAGGED_NOTE = {"title": "Untagged idea", "body": "No tags yet."}  # its front matter says tags: []
 
 
 def note_template(wire):
@@ -38,14 +39,16 @@ def check_templated_read(note_header, lab=None):
         for note_id in NOTE_IDS:
             if not _read_one(note_header, wire, template, note_id):
                 return
-    # No sample note has a colon in a value, so the check writes one, in a lab of its own (yours keeps its notes).
+    # No sample note has a colon in a value or no tags, so the check writes such notes in a lab of its own (yours
+    # keeps its notes).
     with stdio_lab(None) as own:
-        created = own.request("tools/call", {"name": "create_note", "arguments": COLON_NOTE}).result
-        if not _read_one(note_header, own, template, created["structuredContent"]["id"]):
-            return
-    passed(f"note_header read {', '.join(NOTE_IDS)} and a note titled {COLON_NOTE['title']!r} as resources built "
-           f"from {template} and parsed their front matter: id, title, tags as a list and date agree with what "
-           "read_note says.")
+        for note in (COLON_NOTE, UNTAGGED_NOTE):
+            created = own.request("tools/call", {"name": "create_note", "arguments": note}).result
+            if not _read_one(note_header, own, template, created["structuredContent"]["id"]):
+                return
+    passed(f"note_header read {', '.join(NOTE_IDS)}, a note titled {COLON_NOTE['title']!r} and one with no tags as "
+           f"resources built from {template} and parsed their front matter: id, title, tags as a list and date "
+           "agree with what read_note says.")
 
 
 def _read_one(note_header, wire, template, note_id):
@@ -81,8 +84,7 @@ def _judge_note(note_id, uri, expected, request, outcome):
         failed(f"{story}, the server refused your resources/read.", server=said(message))
         return False
     if outcome.error:
-        failed(f"{story}, your function raised {outcome.error_text}",
-               hint="result[\"contents\"] is a list; the note's Markdown is contents[0][\"text\"].")
+        failed(f"{story}, your function raised {outcome.error_text}", hint=_raised_hint(outcome.error, expected))
         return False
     got = outcome.value
     if not isinstance(got, dict):
@@ -102,10 +104,20 @@ def _judge_note(note_id, uri, expected, request, outcome):
     return True
 
 
+def _raised_hint(error, expected):
+    colon = next((value for value in expected.values() if isinstance(value, str) and ": " in value), None)
+    if colon is not None and not isinstance(error, (KeyError, IndexError, TypeError, AttributeError)):
+        return (f"This note's front matter has a colon inside a value ({colon!r}), and it is not strict YAML: each "
+                "line is 'key: value', so split it at the first colon only.")
+    return "result[\"contents\"] is a list; the note's Markdown is contents[0][\"text\"]."
+
+
 def _header_hint(key, value, expected):
     if isinstance(value, str) and isinstance(expected, str) and ":" in expected and value.strip() != expected \
             and expected.startswith(value.strip()):
         return "A value can hold a colon too: each front-matter line is 'key: value', so split at the first colon only."
+    if key == "tags" and expected == [] and isinstance(value, list):
+        return "A note without tags says tags: [], which is an empty list: splitting an empty string gives ['']."
     if key == "tags":
         return ("The front matter writes tags as [a, b, c]: strip the brackets, split on commas, strip each tag. "
                 "Return a list.")
@@ -163,7 +175,7 @@ def _judge_prompt(prefix, audience, values, expected, request, outcome):
         return False
     _, params, message = request.sent[0]
     params = params if isinstance(params, dict) else {}
-    if params.get("ref") != PROMPT_REF or params.get("argument") != {"name": "topic", "value": prefix}:
+    if not _is_prompt_ref(params.get("ref")) or params.get("argument") != {"name": "topic", "value": prefix}:
         failed(f"{story}, your completion/complete params were {short(params)}.", server=_values_said(message),
                hint="completion/complete names what is being completed (ref) and the argument with what is typed "
                     "so far. SDK 2.3.0 answers empty values, not an error, for a prompt it does not know.",
@@ -206,6 +218,13 @@ def _judge_prompt(prefix, audience, values, expected, request, outcome):
                hint="result[\"messages\"][0][\"content\"][\"text\"], as it is.")
         return False
     return True
+
+
+def _is_prompt_ref(ref):
+    """PromptReference: type and name, and optionally a display title (a string)."""
+    if not isinstance(ref, dict) or not isinstance(ref.get("title", ""), str):
+        return False
+    return {key: value for key, value in ref.items() if key != "title"} == PROMPT_REF
 
 
 def _values_said(message):

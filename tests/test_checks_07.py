@@ -22,7 +22,7 @@ def note_header(request, template, note_id, *, expand=lambda t, i: t.replace("{n
 
 def test_templated_read_right(verdict, lab):
     out = verdict(checks.check_templated_read, note_header, lab)
-    assert out.startswith("✓ note_header read spindle-density, welcome, lab-sync-2026-02-09 and a note titled "
+    assert out.startswith("✓ note_header read spindle-density, welcome, lab-sync-2026-02-09, a note titled "
                           "'Lab sync: spindles at 10:30'")
 
 

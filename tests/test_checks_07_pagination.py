@@ -89,6 +89,21 @@ def test_a_right_answer_written_differently_passes(verdict, lab):
     assert verdict(check_all_resources, all_resources_recursive, lab).startswith("✓")
 
 
+def cursor_none_on_the_first_page(request):
+    resources, cursor = [], None
+    while True:
+        result = request("resources/list", {"cursor": cursor})["result"]
+        resources += result["resources"]
+        if "nextCursor" not in result:
+            return resources
+        cursor = result["nextCursor"]
+
+
+def test_a_null_cursor_on_the_first_page(verdict, lab):
+    out = verdict(check_all_resources, cursor_none_on_the_first_page, lab)
+    assert out.startswith("✗") and "request 1 sent the cursor null; a cursor is a string" in out, out
+
+
 def test_the_first_page_only(verdict, lab):
     out = verdict(check_all_resources, first_page_only, lab)
     assert out.startswith("✗ On the lab server (15 resources), your function stopped after 1 page(s)")

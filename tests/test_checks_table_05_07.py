@@ -174,16 +174,24 @@ def test_short_description_wrong_answers_name_their_mistake(verdict, lab, descri
 
 # --- 05 task 1 · a note through the URI template -------------------------------------------------------------
 
-def note_header(*, braces=True, separator=": ", split_once=True, tags_list=True, strip=True, method="resources/read"):
+def note_header(*, braces=True, separator=": ", split_once=True, tags_list=True, strip=True, method="resources/read",
+                keep_empty_tags=False, parse="split"):
     def work(request, template, note_id):
         uri = template.replace("{note_id}" if braces else "note_id", note_id)
         text = request(method, {"uri": uri})["result"]["contents"][0]["text"]
         front = text.removeprefix("---\n").split("\n---\n", 1)[0]
-        pairs = [line.split(separator, 1) if split_once else line.split(separator) for line in front.splitlines()]
-        header = {pair[0]: (pair[1] if strip else " " + pair[1]) for pair in pairs}
+        if parse == "yaml":
+            import yaml
+            header = yaml.safe_load(front)
+            return {**header, "date": str(header["date"])}
+        if parse == "dict":
+            header = dict(line.split(separator) for line in front.splitlines())
+        else:
+            pairs = [line.split(separator, 1) if split_once else line.split(separator) for line in front.splitlines()]
+            header = {pair[0]: (pair[1] if strip else " " + pair[1]) for pair in pairs}
         tags = header["tags"]
         if tags_list:
-            tags = [tag.strip() for tag in tags.strip("[]").split(",") if tag.strip()]
+            tags = [tag.strip() for tag in tags.strip("[]").split(",") if keep_empty_tags or tag.strip()]
         return {"id": header["id"], "title": header["title"], "tags": tags, "date": header["date"]}
     return work
 
@@ -217,6 +225,11 @@ NOTE_WRONG = [
     pytest.param(note_header(split_once=False), ("the front matter says Lab sync: spindles at 10:30", "split at the first colon only"),
                  id="splits-at-every-colon-space"),
     pytest.param(note_header_split_at_every_colon, ("split at the first colon only",), id="splits-at-every-colon"),
+    pytest.param(note_header(keep_empty_tags=True), ("'untagged-idea'", "tags = [\"\"]", "tags: []", "empty list"),
+                 id="empty-tags-kept-as-an-empty-string"),
+    pytest.param(note_header(parse="dict"), ("ValueError", "a colon inside a value", "first colon only"),
+                 id="dict-of-split-lines"),
+    pytest.param(note_header(parse="yaml"), ("'Lab sync: spindles at 10:30'", "not strict YAML"), id="yaml-safe-load"),
 ]
 
 
@@ -253,7 +266,10 @@ def summary_prompt(*, ref=PROMPT_REF, use_prefix=False, audience=True, check_emp
     return work
 
 
-PROMPT_RIGHT = [pytest.param(summary_prompt(), id="solution")]
+PROMPT_RIGHT = [
+    pytest.param(summary_prompt(), id="solution"),
+    pytest.param(summary_prompt(ref={**PROMPT_REF, "title": "Summarise a topic"}), id="ref-with-a-title"),
+]
 PROMPT_WRONG = [
     pytest.param(summary_prompt(use_prefix=True), ("not the prefix",), id="prefix-as-topic"),
     pytest.param(summary_prompt(audience=False), ("Pass the audience too",), id="no-audience"),
