@@ -11,6 +11,9 @@ from .servers import REPLY_WAIT_S, STARTUP_WAIT_S, recorded_lab, say_lab_did_not
 from .verdict import failed, not_done, passed, server_said, short
 
 DISCOVER = frames.request("server/discover", id=1)
+LOG_PREFIX = "notes-lab: "  # how the lab's log lines on stderr start
+REQUEST_MEMBERS = ("jsonrpc", "id", "method", "params")
+EXIT_WAIT_S = 0.3
 
 
 def write_line(proc, text):
@@ -77,6 +80,10 @@ def _judge_running_server(proc):
         if text.startswith("http://"):
             failed("The server printed its HTTP address on stdout instead of answering: it was started with --http.",
                    hint="This task needs the stdio server: [sys.executable, '-m', 'labserver'].")
+        elif text.startswith(LOG_PREFIX):
+            failed(f"The first line on stdout is the server's log line, not a reply: {short(text.strip())}. The "
+                   "server writes its log on stderr; with stderr=subprocess.STDOUT it lands among the messages.",
+                   hint="stdout carries only JSON-RPC messages: give stderr a place of its own, or drop it.")
         else:
             failed(f"The first line on stdout is not JSON: {short(text.strip())}",
                    hint="Is the command [sys.executable, '-m', 'labserver']?")
@@ -113,6 +120,12 @@ def check_first_frame(first_frame, lab=None):
     except (TypeError, ValueError) as error:
         failed(f"Your frame cannot be written as JSON: {error}.")
         return
+    extra = [key for key in frame if key not in REQUEST_MEMBERS]
+    if extra:
+        failed(f"Your frame has {' and '.join(f'a {key} member' for key in extra)} beside "
+               f"{', '.join(REQUEST_MEMBERS)}: {short(frame)}",
+               hint="A request has four members; result and error belong to the response that answers it.")
+        return
     problems = validate(frame)
     with stdio_lab(lab) as wire:
         reply = wire.send_raw(line, timeout=REPLY_WAIT_S)
@@ -137,8 +150,8 @@ def check_first_frame(first_frame, lab=None):
         return
     params = frame.get("params") or {}
     query = (params.get("arguments") or {}).get("query")
-    if params.get("name") != "search_notes" or not isinstance(query, str) or "spindle" not in query.lower():
-        failed(f"The server answered, but this task asks for search_notes about 'spindle' "
+    if params.get("name") != "search_notes" or not isinstance(query, str) or query.strip().lower() != "spindle":
+        failed(f"The server answered, but this task asks for search_notes about 'spindle', with the query 'spindle' "
                f"(you called {params.get('name')!r} with {short(params.get('arguments'))}).")
         return
     off_schema = _schema_problem(schema, params.get("arguments"))
@@ -205,7 +218,8 @@ def check_send_one(send_one):
             return
         outcome = attempt(send_one, lab.proc, dict(DISCOVER), guard=REPLY_WAIT_S, unblock=lab.stop)
         received = lab.received()
-        ended = not outcome.hung and (lab.proc.stdin.closed or lab.proc.poll() is not None)
+        stdin_closed, stdout_closed = lab.proc.stdin.closed, lab.proc.stdout.closed
+        exit_code = None if outcome.hung else _exit_code(lab.proc)
     if outcome.not_done:
         not_done("send_one still raises NotImplementedError. Write one line, flush, read one line, parse it.")
         return
@@ -214,6 +228,8 @@ def check_send_one(send_one):
         return
     if outcome.error:
         failed(f"send_one raised {outcome.error_text}", hint=_hint_for_error(outcome.error))
+        return
+    if not _judge_written(received):
         return
     reply = outcome.value
     if isinstance(reply, (bytes, str)):
@@ -231,14 +247,62 @@ def check_send_one(send_one):
         failed(f"The check sent server/discover with id {DISCOVER['id']}; the reply you returned is not its result.",
                server=server_said(reply), hint=hint, more=more)
         return
-    if ended:
+    if stdin_closed:
         failed("send_one got the reply, but it closed the server's stdin, which ends the server: no second frame "
                "can follow, and a bare SDK server answers a request still running at that moment with -32000 "
                "\"Connection closed\", or not at all (lesson 01). This lab server answers it anyway.",
                hint="Flushing sends the bytes without closing anything: keep stdin open for the next frame.")
         return
+    if exit_code is not None:
+        failed(f"send_one got the reply, but then it stopped the server (exit code {exit_code}): no second frame "
+               "can follow.",
+               hint="send_one sends one frame and reads its reply; starting and stopping the server is the "
+                    "caller's job.")
+        return
+    if stdout_closed:
+        failed("send_one got the reply, but it closed proc.stdout: the server's next reply can never be read.",
+               hint="A client keeps both pipes open for as long as it talks to the server.")
+        return
     passed(f"send_one wrote one line and read one back: the result for id {reply['id']}, from "
            f"{reply['result']['_meta']['io.modelcontextprotocol/serverInfo']['name']}.")
+
+
+def _exit_code(proc):
+    """The exit code of a process that ended or is ending (a signal takes a moment to land), else None."""
+    try:
+        return proc.wait(timeout=EXIT_WAIT_S)
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def _judge_written(received):
+    """Report a blank line, or a line that is not the frame send_one was given; False if so.
+
+    Lines that are not JSON are left to the reply's -32700, which says what the server made of them.
+    """
+    lines = received.split(b"\n")[:-1]
+    if any(not line.strip() for line in lines):
+        failed(f"The server received a blank line beside your frame: {short(received.decode('utf-8', 'replace'))}. "
+               "It reads every line as a message, so it answers the blank one with -32700, a reply that is waiting "
+               "on stdout for whoever reads next.",
+               hint="End the frame with one newline: a function that adds its own newline (print does) needs no "
+                    "second one.")
+        return False
+    messages = [_parsed(line) for line in lines]
+    wrong = next((message for message in messages if message is not None and message != DISCOVER), None)
+    if wrong is not None:
+        failed(f"send_one wrote {short(wrong)}, not the frame it was given: {frames.dumps(DISCOVER)}",
+               hint="Write the frame your function gets as its argument: a caller sends many different frames "
+                    "through it.")
+        return False
+    return True
+
+
+def _parsed(line):
+    try:
+        return json.loads(line)
+    except (ValueError, RecursionError):
+        return None
 
 
 def _report_hung(received):

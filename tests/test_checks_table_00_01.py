@@ -38,6 +38,8 @@ START_WRONG = [
     pytest.param(lambda: subprocess.Popen(f"{sys.executable} -m labserver", **PIPES),
                  ("raised FileNotFoundError", "as a list"), id="command-as-one-string"),
     pytest.param(lambda: subprocess.run([sys.executable, "-c", "pass"]), ("not a subprocess.Popen",), id="run-not-popen"),
+    pytest.param(start(stderr=subprocess.STDOUT), ("log line", "stderr=subprocess.STDOUT", "stdout carries only"),
+                 id="stderr-merged-into-stdout"),
 ]
 
 
@@ -95,6 +97,9 @@ FIRST_WRONG = [
     pytest.param(lambda: frame(params=params(arguments={"query": "spindle", "limit": "2"})),
                  ("do not match search_notes's inputSchema", "'2' is not of type 'integer'", "without quotes"),
                  id="number-in-quotes-the-sdk-coerces"),
+    pytest.param(lambda: frame(params=params(arguments={"query": "spindlez"})), ("the query 'spindle'", "spindlez"),
+                 id="query-misspelt"),
+    pytest.param(lambda: frame(result={}), ("has a result member", "A request has four members"), id="request-with-a-result"),
 ]
 
 
@@ -141,9 +146,40 @@ def send_one_closing_stdin(proc, message):
     return json.loads(proc.stdout.readline())
 
 
+def send_one_hard_coded(proc, message):
+    mine = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "search_notes", "arguments": {"query": "spindle"}, "_meta": ENVELOPE}}
+    proc.stdin.write(json.dumps(mine).encode() + b"\n")
+    proc.stdin.flush()
+    return json.loads(proc.stdout.readline())
+
+
+def send_one_then(step):
+    def work(proc, message):
+        proc.stdin.write(json.dumps(message).encode() + b"\n")
+        proc.stdin.flush()
+        reply = json.loads(proc.stdout.readline())
+        step(proc)
+        return reply
+    return work
+
+
+def send_one_with_a_blank_line(proc, message):
+    proc.stdin.write((json.dumps(message) + "\n\n").encode())
+    proc.stdin.flush()
+    return json.loads(proc.stdout.readline())
+
+
+def send_one_crlf(proc, message):
+    proc.stdin.write((json.dumps(message) + "\r\n").encode())
+    proc.stdin.flush()
+    return json.loads(proc.stdout.readline())
+
+
 SEND_RIGHT = [
     pytest.param(send_one(), id="solution"),
     pytest.param(send_one_with_os_write, id="os-write-unbuffered"),
+    pytest.param(send_one_crlf, id="crlf-line-end"),
 ]
 SEND_WRONG = [
     pytest.param(send_one(flush=False), ("received nothing", "flushed"), id="no-flush"),
@@ -154,6 +190,14 @@ SEND_WRONG = [
     pytest.param(send_one_by_communicate, ("closed the server's stdin", "keep stdin open"), id="communicate"),
     pytest.param(send_one_closing_stdin, ("closed the server's stdin", "Flushing sends the bytes"),
                  id="stdin-closed-instead-of-flushed"),
+    pytest.param(send_one_hard_coded, ("not the frame it was given", "tools/call", "server/discover"),
+                 id="ignores-its-frame"),
+    pytest.param(send_one_with_a_blank_line, ("blank line", "one newline"), id="frame-then-a-blank-line"),
+    pytest.param(send_one_then(lambda proc: proc.stdout.close()), ("closed proc.stdout", "next reply"),
+                 id="stdout-closed-after-reading"),
+    pytest.param(send_one_then(lambda proc: proc.terminate()), ("stopped the server", "caller"),
+                 id="server-terminated-after-reading"),
+    pytest.param(send_one_then(lambda proc: proc.kill()), ("stopped the server",), id="server-killed-after-reading"),
 ]
 
 
