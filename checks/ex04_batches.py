@@ -22,8 +22,12 @@ BATCH_IDS = [frame["id"] for frame in BATCH]
 
 def check_batch(prediction, split_batch, lab=None):
     """Score the (status, code, id) prediction for BATCH_BODY, then POST each body split_batch(BATCH_BODY) returns."""
-    if not isinstance(prediction, (tuple, list)) or any(part is ... for part in prediction):
+    if prediction is ... or isinstance(prediction, (tuple, list)) and any(part is ... for part in prediction):
         not_done("replace each ... in batch_prediction with what you expect")
+        return
+    if not isinstance(prediction, (tuple, list)):
+        failed(f"batch_prediction is {short(prediction)}, a {type(prediction).__name__}; write it as three values "
+               "in a tuple: (status, code, id).")
         return
     with http_lab(lab) as http:
         reply = http.send_raw(BATCH_BODY)

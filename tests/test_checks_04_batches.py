@@ -86,3 +86,10 @@ def test_a_body_that_is_not_its_request_is_explained(verdict, http, split_batch,
 def test_a_prediction_that_is_not_whole_numbers_is_explained(verdict, http, prediction):
     out = verdict(checks.check_batch, prediction, split, http)
     assert out.startswith("✗ batch_prediction holds status") and "both are whole numbers" in out, out
+
+
+@pytest.mark.parametrize("prediction", [{"status": 400, "code": -32600, "id": None}, 400],
+                         ids=["prediction-as-a-dict", "status-alone"])
+def test_a_prediction_in_another_shape_is_explained(verdict, http, prediction):
+    out = verdict(checks.check_batch, prediction, split, http)
+    assert out.startswith("✗ batch_prediction is") and "(status, code, id)" in out, out
