@@ -71,7 +71,7 @@ def check_retry_frame(retry_frame, lab=None):
                 not_done("retry_frame still raises NotImplementedError. Copy the request, give it new_id, "
                          "and add inputResponses and requestState to its params.")
                 return
-            if not _judge_retry(story, request, first, form, outcome, wire, expected):
+            if not _judge_retry(story, request, first, form, outcome, wire, expected, new_id):
                 return
             if given != request:
                 failed(f"retry_frame changed the request it was given ({story}): {_changes(request, given)}.",
@@ -105,7 +105,7 @@ def _is_input_required(message):
     return isinstance(result, dict) and result.get("resultType") == "input_required"
 
 
-def _judge_retry(story, request, first, form, outcome, wire, expected):
+def _judge_retry(story, request, first, form, outcome, wire, expected, new_id):
     told = f"The check sent {request['params']['name']} (id {request['id']!r}) and got input_required: {story}."
     if outcome.error:
         failed(f"{told} retry_frame raised {outcome.error_text}",
@@ -119,7 +119,7 @@ def _judge_retry(story, request, first, form, outcome, wire, expected):
         return False
     answer = _send(wire, retry)
     said = server_said(answer) if answer is not None else f"nothing within {REPLY_WAIT_S} seconds"
-    problem = _what_is_wrong(request, first, form, retry)
+    problem = _what_is_wrong(request, first, form, retry, new_id=new_id)
     if problem is not None:
         what, hint = problem
         failed(f"{told} {what}", server=said, hint=hint)
@@ -133,7 +133,7 @@ def _judge_retry(story, request, first, form, outcome, wire, expected):
     return True
 
 
-def _what_is_wrong(request, first, form, retry, *, judge_id=True):
+def _what_is_wrong(request, first, form, retry, *, judge_id=True, new_id=None):
     """(what is wrong, hint) for the first mistake in the retry, or None (judge_id=False: the caller chose the id)."""
     params = retry.get("params")
     if judge_id and retry.get("id") == request["id"]:
@@ -141,6 +141,9 @@ def _what_is_wrong(request, first, form, retry, *, judge_id=True):
                 "The retry is a new request and needs a new id (use new_id). The server cannot tell a reused id "
                 "here, because the first leg has its answer; but a client that matches replies by id could take "
                 "a late reply to one leg for the other.")
+    if judge_id and retry.get("id") != new_id:
+        return (f"Your retry has the id {short(retry.get('id'))}, not new_id ({new_id!r}).",
+                "The caller picks each retry's id so that none repeats in the session: use new_id as given.")
     if retry.get("method") != request["method"] or not isinstance(params, dict):
         return (f"Your retry is {short(retry)}, not a {request['method']} request with params.",
                 "Start from a copy of the request: same jsonrpc, method and params, a new id.")

@@ -77,6 +77,8 @@ RETRY_WRONG = [
     pytest.param(retry_frame(where="arguments"), ("inside arguments",), id="answers-inside-arguments"),
     pytest.param(retry_frame(where="top"), ("next to params",), id="answers-beside-params"),
     pytest.param(retry_frame(keep_arguments=False), ("changed params.arguments",), id="arguments-dropped"),
+    pytest.param(lambda request, reply, form, new_id: retry_frame()(request, reply, form, 1),
+                 ("has the id 1, not new_id ('tag-2')",), id="id-1-instead-of-new-id"),
     pytest.param(retry_frame_rebuilt_without_meta, ("params._meta", "elicitation capability"),
                  id="rebuilt-with-the-default-envelope"),
     pytest.param(retry_frame_capabilities_emptied, ("params._meta", "elicitation capability"),
