@@ -13,11 +13,14 @@ ERAS = ("modern", "legacy")
 
 @lru_cache(maxsize=1)
 def probe_replies():
-    """(what was sent and to whom, the Reply, the era it proves), each really answered by a lab server."""
+    """(what was sent and to whom, the Reply, the era it proves), each really answered by a lab server or recorded."""
     future = {frames.PROTOCOL_VERSION_KEY: "2027-01-01"}
+    url_elicitation = {frames.CLIENT_CAPABILITIES_KEY: {"elicitation": {"url": {}}}}
+    publish = {"name": "publish_note", "arguments": {"note_id": "welcome"}}
     with (HttpWire.labserver() as lab, HttpWire.labserver("--legacy-only") as old,
           HttpWire.labserver("--legacy-only", "--stateless") as older,
-          replaying("typescript-sdk-1.24.3-legacy-discover.http") as typescript):
+          replaying("typescript-sdk-1.24.3-legacy-discover.http") as typescript,
+          replaying("typescript-sdk-1.24.3-legacy-unknown-session.http") as typescript_session):
         modern, legacy, sessionless = HttpWire(lab.url), HttpWire(old.url), HttpWire(older.url)
         elsewhere = HttpWire(old.url.removesuffix("/mcp") + "/sse")
         return (
@@ -37,6 +40,21 @@ def probe_replies():
              sessionless.send(frames.request("ping", id=8)), "legacy"),
             ("server/discover to a legacy server built on the TypeScript SDK 1.24.3 (its recorded answer)",
              HttpWire(typescript).send(frames.request("server/discover", id=9)), "legacy"),
+            # The answers below tell apart rules that fit the nine above by chance: -32021 is as modern as
+            # -32020, input_required is as modern as complete, a legacy result need not be empty, and a
+            # legacy error may come with a 404 or with a code other than the SDKs' -32600 and -32000.
+            ("tools/call of publish_note without the url elicitation it needs, to the dual-era lab",
+             modern.send(frames.request("tools/call", publish, id=10)), "modern"),
+            ("tools/call of publish_note declaring url elicitation, to the dual-era lab",
+             modern.send(frames.request("tools/call", publish, id=11, meta=url_elicitation)), "modern"),
+            ("tools/list to a legacy server without sessions that ignores the version header",
+             sessionless.send(frames.request("tools/list", id=12)), "legacy"),
+            ("server/discover with a session id the legacy-only server never gave",
+             legacy.send(frames.request("server/discover", id=13), {"Mcp-Session-Id": "no-such-session"}), "legacy"),
+            ("server/discover with a session id that the legacy server built on the TypeScript SDK 1.24.3 never gave "
+             "(its recorded answer)",
+             HttpWire(typescript_session).send(frames.request("server/discover", id=14),
+                                               {"Mcp-Session-Id": "no-such-session"}), "legacy"),
         )
 
 

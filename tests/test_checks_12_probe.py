@@ -30,12 +30,12 @@ def stub(reply):
 
 def test_every_probe_reply_is_a_real_answer_of_the_era_it_stands_for():
     cases = probe_replies()
-    assert [era for _, _, era in cases].count("legacy") == 5
+    assert [era for _, _, era in cases].count("legacy") == 8
     assert all(era_right(reply) == era for _, reply, era in cases)
 
 
 def test_right(verdict):
-    assert verdict(checks.check_era_probe, era_right).startswith("✓ era_of read all 9 answers right")
+    assert verdict(checks.check_era_probe, era_right).startswith("✓ era_of read all 14 answers right")
 
 
 def test_right_written_differently(verdict):
@@ -116,3 +116,56 @@ def test_a_400_taken_for_modern_unless_its_code_is_the_sdks(verdict):
     assert out.startswith("✗ era_of said 'modern' for the answer to server/discover to a legacy server built on the "
                           "TypeScript SDK 1.24.3")
     assert "-32000" in out and "not one of the codes only a 2026-07-28 server sends" in out
+
+
+def with_modern_rule(first):
+    """era_of as a learner might write it: `first(reply)` decides when it returns an era, the right rule otherwise."""
+    def era_of(reply):
+        return first(reply) or era_right(reply)
+    return era_of
+
+
+def test_any_non_empty_result_taken_for_modern(verdict):
+    out = verdict(checks.check_era_probe, with_modern_rule(lambda reply: "modern" if reply.ok and reply.result else None))
+    assert out.startswith("✗ era_of said 'modern' for the answer to tools/list to a legacy server without sessions")
+    assert "a result without it comes from a server of an earlier revision" in out
+
+
+def test_only_the_sdks_legacy_codes_taken_for_legacy(verdict):
+    def blacklist(reply):
+        if reply.code is None and not reply.ok:
+            return "legacy"
+        if reply.status == 200 and not (reply.ok and "resultType" in reply.result):
+            return "legacy"
+        return "legacy" if reply.code in (-32600, -32000) else "modern"
+    out = verdict(checks.check_era_probe, blacklist)
+    assert out.startswith("✗ era_of said 'modern' for the answer to server/discover with a session id that the legacy "
+                          "server built on the TypeScript SDK 1.24.3 never gave")
+    assert "HTTP 404, error -32001" in out and "not one of the codes only a 2026-07-28 server sends" in out
+
+
+def test_any_json_rpc_404_taken_for_modern(verdict):
+    out = verdict(checks.check_era_probe, with_modern_rule(
+        lambda reply: "modern" if reply.status == 404 and reply.code is not None else None))
+    assert out.startswith("✗ era_of said 'modern' for the answer to server/discover with a session id")
+    assert "HTTP 404, error -32600" in out
+
+
+def test_missing_capability_code_left_out(verdict):
+    def two_codes(reply):
+        if reply.ok and "resultType" in reply.result:
+            return "modern"
+        return "modern" if reply.code in (-32020, -32022) or (reply.status, reply.code) == (404, -32601) else "legacy"
+    out = verdict(checks.check_era_probe, two_codes)
+    assert out.startswith("✗ era_of said 'legacy' for the answer to tools/call of publish_note without")
+    assert "-32021" in out
+
+
+def test_only_a_complete_result_taken_for_modern(verdict):
+    def complete_only(reply):
+        if reply.ok and reply.result.get("resultType") == "complete":
+            return "modern"
+        return "modern" if reply.code in MODERN_CODES or (reply.status, reply.code) == (404, -32601) else "legacy"
+    out = verdict(checks.check_era_probe, complete_only)
+    assert out.startswith("✗ era_of said 'legacy' for the answer to tools/call of publish_note declaring")
+    assert "input_required" in out and "carries resultType" in out
