@@ -129,8 +129,11 @@ def _become_the_lab(link, request, fds, listener, watching, lab_main):
         os.environ.clear()
         os.environ.update(request["env"])
         sys.argv = ["labserver", *request["argv"]]
-        for signum in request["ignored"]:
-            signal.signal(signum, signal.SIG_IGN)
+        # The dispositions a fresh `python -m labserver` would start with, not the starter's: a starter run
+        # from a shell that ignores SIGINT (a background job) would otherwise hand that on to every lab.
+        for signum in FORWARDED:
+            fresh = signal.default_int_handler if signum == signal.SIGINT else signal.SIG_DFL
+            signal.signal(signum, signal.SIG_IGN if signum in request["ignored"] else fresh)
         # Linux may hand a signal sent to the process to any thread that does not block it; one handed to
         # the watcher would wait unseen while the main thread sleeps in its event loop. The watcher is
         # started with them blocked (a thread inherits the mask), and the main thread takes them again.

@@ -157,6 +157,21 @@ def test_a_signal_to_the_stand_in_reaches_the_lab(signum):
     assert warm == cold == (0 if signum == signal.SIGINT else 128 + signal.SIGTERM)
 
 
+@contextlib.contextmanager
+def sigint_ignored():
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def test_a_starter_that_ignores_sigint_does_not_hand_that_on_to_its_labs():
+    # A starter run from a background job ignores SIGINT; a lab whose stand-in does not must still end on it.
+    with sigint_ignored(), warm_starter():
+        assert ended_by(signal.SIGINT) == 0
+
+
 def test_a_signal_the_stand_in_ignores_is_ignored_by_the_lab_too():
     cold = outlived_sigint(signal.SIG_IGN)
     with warm_starter():
