@@ -35,7 +35,9 @@ SCHEMA_NUMBERS = {1, 5, 50}  # limit: minimum, default, maximum
 NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
                 "eleven": 11, "twelve": 12, "dozen": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "forty": 40,
                 "hundred": 100}
-NAME_PATTERNS = [r"`([^`]+)`", r"\b[a-z]+(?:_[a-z0-9]+)+\b", r"\b[a-z]+(?:[A-Z][a-z0-9]*)+\b"]  # snake, camel
+# Backticked (a backticked call by its tool's name), snake_case, camelCase. camelCase needs two lowercase letters
+# before the first capital: mRNA, pH, iPhone and eBay are words, not argument names.
+NAME_PATTERNS = [r"`([A-Za-z_]\w*)(?:\([^`]*\))?`", r"\b[a-z]+(?:_[a-z0-9]+)+\b", r"\b[a-z]{2,}(?:[A-Z][a-z0-9]*)+\b"]
 
 # Facts only the description can carry: the schema says nothing about them.
 FACTS = [
@@ -74,8 +76,11 @@ def contradictions(text):
         found.append(f"the number {number}{written}, which the schema does not have (its numbers are the limit's "
                      "minimum 1, default 5 and maximum 50)")
     for tool, inside in re.findall(r"\b(search_notes|read_note)\(([^)]*)\)", text):
-        for name in re.findall(r"[A-Za-z_]\w*", re.sub(r"(['\"]).*?\1", "", inside)):
-            if name not in ARGUMENTS[tool]:
+        # An argument is a bare name or the name before = or :; what is passed (hit.id, hit['id'], "…") is none.
+        for given in re.sub(r"(['\"]).*?\1", "", inside).split(","):
+            named = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*(?:[=:].*)?", given)
+            if named and named[1] not in ARGUMENTS[tool]:
+                name = named[1]
                 found.append(f"{tool}({inside}), which names {name!r} as an argument of {tool}; its arguments "
                              f"are {', '.join(sorted(ARGUMENTS[tool]))}")
     names = set().union(*(re.findall(pattern, text) for pattern in NAME_PATTERNS))

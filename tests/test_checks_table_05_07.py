@@ -137,6 +137,16 @@ DESCRIPTION_RIGHT = [
                  id="names-the-hits-id-field"),
     pytest.param("Search lab notes, best first; search_notes(query, limit=5). Then read_note(note_id=\"…\").",
                  id="calls-with-the-real-argument-names"),
+    # A value passed in a call is no argument name: only bare names and names before = or : are.
+    pytest.param("Search the lab notes; best first. Read one in full with read_note(note_id=hit.id).",
+                 id="a-call-passing-the-hits-id-by-name"),
+    pytest.param("Search the lab notes; best first. Read one in full with read_note(hit['id']).",
+                 id="a-call-passing-the-hits-id"),
+    # Words with one lowercase letter before a capital are words, not camelCase arguments.
+    pytest.param("Search the lab notes (EEG, mRNA, pH, iPhone logs); best first. Read one with read_note.",
+                 id="science-and-product-words"),
+    pytest.param("Search the lab notes; best first. Read one in full with `read_note(note_id)`.",
+                 id="a-backticked-call"),
 ]
 DESCRIPTION_WRONG = [
     pytest.param(checks.VERBOSE_SEARCH_DESCRIPTION, ("tokens", "the budget is 40"), id="the-verbose-one"),
@@ -149,6 +159,12 @@ DESCRIPTION_WRONG = [
                  ("the name 'keywords'", "rule 2"), id="an-argument-that-does-not-exist"),
     pytest.param("Search the lab notes; best hits first. Read one in full with read_note(id).",
                  ("read_note(id)", "its arguments are note_id", "rule 2"), id="read-note-with-id"),
+    pytest.param("Search the lab notes; best first. Read one with read_note(id=hit.id).",
+                 ("names 'id' as an argument", "its arguments are note_id"), id="read-note-with-id-by-name"),
+    pytest.param("Search the lab notes; best first. Read one with read_note(noteId: hit.id).",
+                 ("'noteId'", "rule 2"), id="read-note-with-a-colon"),
+    pytest.param("Search the lab notes; best first. Read one with `read_note(id)`.",
+                 ("names 'id' as an argument",), id="a-backticked-call-with-id"),
     pytest.param("Search the lab notes; best first. Read one with read_note(noteId).",
                  ("'noteId'", "rule 2"), id="camel-case-argument-in-a-call"),
     pytest.param("Search the lab notes; best first; pass maxResults to cap hits. Read one with read_note.",
