@@ -77,8 +77,6 @@ def _judge_blocks(story, content, outcome, for_the_model):
 
 def _left_out_hint(block, for_the_model):
     """Name the rule the learner's filter follows, found by trying it on blocks that tell the rules apart."""
-    if "audience" not in block.get("annotations", {}):
-        return "No audience means the block is not restricted: it is for the model as well as the user."
     same_type = {**block, "annotations": {"audience": ["assistant"], "priority": 0.9}}
     low = {"type": "text", "text": "A footnote.", "annotations": {"audience": ["assistant"], "priority": 0.1}}
     kept = attempt(for_the_model, copy.deepcopy([same_type, low])).value
@@ -88,6 +86,8 @@ def _left_out_hint(block, for_the_model):
     if isinstance(kept, list) and low not in kept:
         return ("Decide by annotations.audience, not by priority: priority says how much a block matters, not "
                 "who it is for.")
+    if "audience" not in block.get("annotations", {}):  # after the probes: a block dropped for its priority has none
+        return "No audience means the block is not restricted: it is for the model as well as the user."
     return "audience lists everyone a block is for: test whether \"assistant\" is among them."
 
 
@@ -141,7 +141,9 @@ def _judge_hints(story, tool, trusted, outcome):
         return False
     for hint in HINTS:
         if not isinstance(got[hint], bool):  # 1 == True in Python, but a host reads JSON, where 1 is no boolean
-            failed(f"{story}, you returned {hint} {short(got[hint])} ({type(got[hint]).__name__}); every hint is "
+            kind = type(got[hint])  # numpy's bool is named bool too: say whose it is
+            kind = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+            failed(f"{story}, you returned {hint} {short(got[hint])} ({kind}); every hint is "
                    "a boolean, True or False.")
             return False
         if got[hint] == expected[hint]:

@@ -53,6 +53,16 @@ def test_blocks_dropped_by_priority(verdict, lab):
     assert out.startswith("✗") and "you left out the resource_link block" in out and "not by priority" in out, out
 
 
+def drops_below_a_third(content):
+    return [block for block in for_the_model(content) if block.get("annotations", {}).get("priority", 1) >= 0.3]
+
+
+def test_a_block_without_audience_dropped_by_priority_is_blamed_on_priority(verdict, lab):
+    # night_report's lowest priority is 0.3, so the first block this filter drops is one with no audience at all.
+    out = verdict(check_model_blocks, drops_below_a_third, lab)
+    assert out.startswith("✗") and "the resource_link block (no audience)" in out and "not by priority" in out, out
+
+
 def test_blocks_dropped_by_type_after_the_audience_test(verdict, lab):
     out = verdict(check_model_blocks, drops_images_by_type_too, lab)
     assert out.startswith("✗") and "you left out the image block" in out and "not by the block's type" in out, out
@@ -132,6 +142,16 @@ def hints_as_numbers(tool, trusted):
 def test_hints_as_numbers(verdict, lab):
     out = verdict(check_effective_hints, hints_as_numbers, lab)
     assert out.startswith("✗") and "(int); every hint is a boolean" in out, out
+
+
+def hints_as_numpy_booleans(tool, trusted):
+    import numpy
+    return {hint: numpy.bool_(value) for hint, value in effective_hints(tool, trusted).items()}
+
+
+def test_hints_as_numpy_booleans_name_their_type(verdict, lab):
+    out = verdict(check_effective_hints, hints_as_numpy_booleans, lab)
+    assert out.startswith("✗") and "(numpy.bool); every hint is a boolean" in out, out
 
 
 def test_hints_stub(verdict, lab):
