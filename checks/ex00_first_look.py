@@ -122,7 +122,8 @@ def check_first_frame(first_frame, lab=None):
         return
     extra = [key for key in frame if key not in REQUEST_MEMBERS]
     if extra:
-        failed(f"Your frame has {' and '.join(f'a {key} member' for key in extra)} beside "
+        members = " and ".join(f"{'an' if key[:1] in 'aeiou' else 'a'} {key} member" for key in extra)
+        failed(f"Your frame has {members} beside "
                f"{', '.join(REQUEST_MEMBERS)}: {short(frame)}",
                hint="A request has four members; result and error belong to the response that answers it.")
         return
@@ -246,6 +247,13 @@ def check_send_one(send_one):
             more = "Write compact JSON, with no indent: json.dumps's separators argument makes it compact."
         failed(f"The check sent server/discover with id {DISCOVER['id']}; the reply you returned is not its result.",
                server=server_said(reply), hint=hint, more=more)
+        return
+    if b"\n" not in received:
+        # The relay logs each byte before the server sees it, so a reply with nothing logged came from elsewhere.
+        failed("send_one returned a server/discover result, but the server the check gave you received nothing: "
+               "the reply came from another server your function started or reached.",
+               hint="Talk to the server through the proc your function gets: its caller started it and reads "
+                    "what it answers.")
         return
     if stdin_closed:
         failed("send_one got the reply, but it closed the server's stdin, which ends the server: no second frame "

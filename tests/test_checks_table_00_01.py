@@ -100,6 +100,7 @@ FIRST_WRONG = [
     pytest.param(lambda: frame(params=params(arguments={"query": "spindlez"})), ("the query 'spindle'", "spindlez"),
                  id="query-misspelt"),
     pytest.param(lambda: frame(result={}), ("has a result member", "A request has four members"), id="request-with-a-result"),
+    pytest.param(lambda: frame(error=None), ("has an error member",), id="request-with-a-null-error"),
 ]
 
 
@@ -170,6 +171,25 @@ def send_one_with_a_blank_line(proc, message):
     return json.loads(proc.stdout.readline())
 
 
+def send_one_sorted_keys(proc, message):
+    proc.stdin.write((json.dumps(message, sort_keys=True) + "\n").encode())
+    proc.stdin.flush()
+    return json.loads(proc.stdout.readline())
+
+
+def send_one_to_its_own_server(proc, message):
+    """Starts a second server and talks to it: the check's server never hears a thing."""
+    mine = subprocess.Popen([sys.executable, "-m", "labserver"], **PIPES)
+    try:
+        mine.stdin.write(json.dumps(message).encode() + b"\n")
+        mine.stdin.flush()
+        return json.loads(mine.stdout.readline())
+    finally:
+        mine.stdin.close()
+        mine.wait(timeout=10)
+        mine.stdout.close()
+
+
 def send_one_crlf(proc, message):
     proc.stdin.write((json.dumps(message) + "\r\n").encode())
     proc.stdin.flush()
@@ -180,6 +200,7 @@ SEND_RIGHT = [
     pytest.param(send_one(), id="solution"),
     pytest.param(send_one_with_os_write, id="os-write-unbuffered"),
     pytest.param(send_one_crlf, id="crlf-line-end"),
+    pytest.param(send_one_sorted_keys, id="default-separators-sorted-keys"),
 ]
 SEND_WRONG = [
     pytest.param(send_one(flush=False), ("received nothing", "flushed"), id="no-flush"),
@@ -192,6 +213,8 @@ SEND_WRONG = [
                  id="stdin-closed-instead-of-flushed"),
     pytest.param(send_one_hard_coded, ("not the frame it was given", "tools/call", "server/discover"),
                  id="ignores-its-frame"),
+    pytest.param(send_one_to_its_own_server, ("received nothing", "another server", "proc"),
+                 id="starts-its-own-server"),
     pytest.param(send_one_with_a_blank_line, ("blank line", "one newline"), id="frame-then-a-blank-line"),
     pytest.param(send_one_then(lambda proc: proc.stdout.close()), ("closed proc.stdout", "next reply"),
                  id="stdout-closed-after-reading"),
