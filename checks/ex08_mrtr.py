@@ -180,8 +180,9 @@ def _what_is_wrong(request, first, form, retry, *, judge_id=True, new_id=None):
     if params["requestState"] != state:
         return ("Your retry's requestState is not the one the server sent "
                 f"({_how_it_differs(params['requestState'], state)}).", STATE_HINT)
-    if params.get("_meta") != request["params"].get("_meta"):
-        return (f"Your retry's params._meta is not the request's: {_meta_changes(request, params.get('_meta'))}.",
+    lost = _meta_changes(request, params.get("_meta"))
+    if lost:
+        return (f"Your retry's params._meta does not keep the request's envelope: {lost}.",
                 "The retry is the same request again: keep its _meta envelope as it was, elicitation capability "
                 "included. A server may refuse to ask a client that no longer says it can show a form.")
     if validate(retry):
@@ -191,11 +192,15 @@ def _what_is_wrong(request, first, form, retry, *, judge_id=True, new_id=None):
 
 
 def _meta_changes(request, meta):
+    """How the retry's _meta lost or changed the request's envelope ('' if it kept it: a key added, such as a
+    progressToken, changes nothing the server needs)."""
+    old = request["params"].get("_meta")
+    if old is None:
+        return ""
     if not isinstance(meta, dict):
         return f"it is {short(meta)}"
-    old = request["params"]["_meta"]
-    return "; ".join(f"{key} is {short(meta[key]) if key in meta else 'missing'} instead of {short(old.get(key))}"
-                     for key in sorted(set(old) | set(meta)) if meta.get(key) != old.get(key))
+    return "; ".join(f"{key} is {short(meta[key]) if key in meta else 'missing'} instead of {short(old[key])}"
+                     for key in sorted(old) if key not in meta or meta[key] != old[key])
 
 
 def _misplaced(retry, field):

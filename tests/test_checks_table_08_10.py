@@ -61,9 +61,21 @@ def retry_frame_built_fresh(request, reply, form, new_id):
     return {"jsonrpc": "2.0", "id": new_id, "method": request["method"], "params": params}
 
 
+def retry_frame_with_a_progress_token(request, reply, form, new_id):
+    retry = retry_frame()(request, reply, form, new_id)
+    retry["params"]["_meta"] = {"progressToken": new_id, **reversed_dict(retry["params"]["_meta"])}
+    return retry
+
+
+def reversed_dict(mapping):
+    return dict(reversed(list(mapping.items())))
+
+
 RETRY_RIGHT = [
     pytest.param(retry_frame(), id="solution"),
     pytest.param(retry_frame_built_fresh, id="new-dicts-no-deepcopy"),
+    # The envelope kept whole, in another order and with a progressToken added, is still the request's envelope.
+    pytest.param(retry_frame_with_a_progress_token, id="envelope-reordered-with-a-progress-token"),
 ]
 RETRY_WRONG = [
     pytest.param(retry_frame(deep=False), ("changed the request it was given", "gained inputResponses",
