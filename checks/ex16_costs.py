@@ -6,6 +6,7 @@ handshake)` sessions whose answers are known, then the bytes and tokens it measu
 """
 
 import ast
+import decimal
 import json
 import math
 import numbers
@@ -15,7 +16,7 @@ from mcpwire.costs import TOKENIZER_NAME
 from mcpwire.stdio import StdioWire
 from .attempt import attempt, missing
 from .servers import stdio_lab
-from .verdict import failed, not_done, passed, short
+from .verdict import failed, not_done, passed, short, shown
 
 STRUCTURED_CALLS = [("search_notes", {"query": "spindle"}), ("read_note", {"note_id": "spindle-density"})]
 UNSTRUCTURED_CALL = ("night_report", {})  # no outputSchema: its result has content blocks only
@@ -220,9 +221,14 @@ def _judge_crossing(first_costlier, what, unit, modern, legacy, handshake, answe
         return True
     given = f"On {what} (modern {short(modern, 60)}, legacy {short(legacy, 60)}, handshake {handshake} {unit})"
     if got is None or not isinstance(got, int) or isinstance(got, bool) or not 1 <= got <= len(modern):
+        if got is not None and not isinstance(got, int):
+            # The right count as text ("3") would read as 3 in the message: blame its type, not the totals.
+            failed(f"{given} your function returned {shown(got)}, which is not a whole number of requests.",
+                   hint="Return the count as a number, an int, or None when the modern session never costs more.")
+            return False
         ours, theirs = _totals(modern, legacy, handshake, answer) if answer else _totals(modern, legacy, handshake,
                                                                                        len(modern))
-        failed(f"{given} your function returned {'None' if got is None else short(got)}.",
+        failed(f"{given} your function returned {shown(got)}.",
                hint=(f"After {_requests(answer)} the modern session has cost {ours} {unit} and the legacy one "
                      f"{theirs}, handshake included." if answer else
                      f"After all {len(modern)} requests the modern session has cost {ours} {unit}, the legacy one "
@@ -246,8 +252,8 @@ def _judge_crossing(first_costlier, what, unit, modern, legacy, handshake, answe
 
 
 def _whole(value):
-    """A whole number of any numeric type (numpy's int64, 3.0) as an int; anything else as it is."""
-    if isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value) \
+    """A whole number of any numeric type (numpy's int64, 3.0, Decimal) as an int; anything else as it is."""
+    if isinstance(value, (numbers.Real, decimal.Decimal)) and not isinstance(value, bool) and math.isfinite(value) \
             and value == int(value):
         return int(value)
     return value

@@ -3,6 +3,7 @@
 Each right answer passes whichever way it is written; each typical wrong one gets ✗ naming its mistake.
 """
 
+import decimal
 import itertools
 import json
 import math
@@ -236,6 +237,21 @@ def as_a_float(modern, legacy, handshake):
     return None if found is None else float(found)
 
 
+def as_a_decimal(modern, legacy, handshake):
+    """Right, written differently: a count that is a Decimal."""
+    found = solution_crossing(modern, legacy, handshake)
+    return None if found is None else decimal.Decimal(found)
+
+
+def as_text(modern, legacy, handshake):
+    found = solution_crossing(modern, legacy, handshake)
+    return None if found is None else str(found)
+
+
+def false_for_never(modern, legacy, handshake):
+    return solution_crossing(modern, legacy, handshake) or False
+
+
 def an_average_gap(modern, legacy, handshake):
     gap = (sum(modern) - sum(legacy)) / len(modern)
     return math.floor(handshake / gap) + 1 if gap > 0 and math.floor(handshake / gap) + 1 <= len(modern) else None
@@ -250,7 +266,7 @@ def the_gap_without_its_sign(modern, legacy, handshake):
     return None
 
 
-CROSSING_RIGHT = [solution_crossing, accumulated_gap, as_numpy, as_a_float]
+CROSSING_RIGHT = [solution_crossing, accumulated_gap, as_numpy, as_a_float, as_a_decimal]
 CROSSING_WRONG = [
     pytest.param(no_handshake, ("returned 1", "modern session has cost 250 bytes and the legacy one 400",
                                 "handshake counted in the legacy one"), id="forgets-the-handshake"),
@@ -269,6 +285,9 @@ CROSSING_WRONG = [
     pytest.param(never_returns, ("did not return within 5 s",), id="a-loop-that-never-ends"),
     pytest.param(an_average_gap, ("first request is the dearest", "returned 6", "already after 1 request: 400 bytes against 350"),
                  id="an-average-gap"),
+    # The right count as text: shown with its quotes, and blamed on its type rather than on the totals.
+    pytest.param(as_text, ("returned '3', which is not a whole number", "an int"), id="the-count-as-text"),
+    pytest.param(false_for_never, ("returned False", "None says so"), id="false-for-never"),
     pytest.param(the_gap_without_its_sign, ("a little cheaper", "returned 3", "the legacy one 410"),
                  id="the-gap-without-its-sign"),
 ]
