@@ -18,7 +18,7 @@ ATTACKS = [
     ("..\\secret", "uses the Windows separator"),
     ("notes/../welcome", "goes out and comes back"),
     ("welcome\x00.png", "holds a NUL, where C code stops reading"),
-    ("welcome\n", "ends in a newline, which re.match with $ lets through"),
+    ("welcome\n", "ends in a newline, which re.match with $ lets through, and so does a strip() before the test"),
     (" welcome", "starts with a space"),
     ("Welcome", "is an uppercase alias: the same file on a case-insensitive disk"),
     ("spindle-Density", "has an uppercase letter inside, an alias on a case-insensitive disk"),
@@ -94,9 +94,12 @@ def _more_for_attack(note_id):
     if not isinstance(note_id, str):
         return "Test the type first: only a str can be an id, and a validator returns False rather than raise."
     if not note_id.isascii():
-        return "In Python's re, \\d and \\w (and [a-z] with re.IGNORECASE) match non-ASCII characters unless re.ASCII is set."
+        return ("In Python's re, \\d and \\w (and [a-z] with re.IGNORECASE) match non-ASCII characters unless re.ASCII is "
+                "set, and str.isalnum(), .isalpha() and .isdigit() accept the letters and digits of every alphabet: "
+                "test str.isascii() too.")
     if note_id.endswith("\n"):
-        return "$ also matches just before a trailing newline; a match of the whole string does not."
+        return ("$ also matches just before a trailing newline; a match of the whole string does not. Judge the id "
+                "as it arrives: a strip() first removes what the server keeps.")
     if "%" in note_id:
         return ("Judge the id exactly as it arrives: the server uses that string, not a decoded one, so a validator "
                 "that decodes first judges another id.")

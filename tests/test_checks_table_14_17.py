@@ -99,6 +99,8 @@ ID_RIGHT = [
     pytest.param(is_safe(), id="solution"),
     pytest.param(lambda i: type(i) is str and 0 < len(i) <= 64 and i.isascii() and all(
         w.isalnum() and w == w.lower() for w in i.split("-")), id="split-on-hyphens"),
+    pytest.param(lambda i: isinstance(i, str) and 0 < len(i) <= 64 and all(
+        w and set(w) <= set("abcdefghijklmnopqrstuvwxyz0123456789") for w in i.split("-")), id="str-methods-and-a-set"),
 ]
 ID_WRONG = [
     pytest.param(is_safe(pattern=r"[a-z0-9-]{1,64}"), ("'a--b'", "two hyphens in a row", "never first, last or doubled"),
@@ -130,6 +132,12 @@ ID_WRONG = [
                  id="space-between-words"),
     pytest.param(is_safe(pattern=r"[a-z0-9][a-zA-Z0-9]*(?:-[a-zA-Z0-9]+)*"), ("'spindle-Density'", "not only first"),
                  id="uppercase-after-the-first-letter"),
+    # Written with str methods, not a regex: the hint names what they do, not re's flags or $.
+    pytest.param(lambda i: isinstance(i, str) and 0 < len(i) <= 64 and all(
+        w.isalnum() and w == w.lower() for w in i.split("-")), ("'wеlcome'", "str.isalnum()"),
+                 id="str-methods-without-isascii"),
+    pytest.param(lambda i: isinstance(i, str) and is_safe()(i.strip()), ("'welcome\\n'", "strip()"),
+                 id="stripped-first"),
     pytest.param(lambda i: isinstance(i, str) and len(i) <= 64 and re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", i),
                  ("returned None;", "a Match or None"), id="returns-a-match-object"),
 ]
