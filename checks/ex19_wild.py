@@ -143,8 +143,13 @@ def check_three_differences(three_differences, real, hand):
         for later, second in enumerate(keys[index + 1:], start=index + 1):
             if _same(first, second):
                 methods = {findings[index][1], findings[later][1]} if first[0] == "field" else set()
-                why = (f"the client writes that field into {' and '.join(sorted(methods))} alike, so it counts once"
-                       if len(methods) == 2 else "a field and the fields inside it count once")
+                if len(methods) == 2:
+                    why = f"the client writes that field into {' and '.join(sorted(methods))} alike, so it counts once"
+                elif first == second:
+                    # A header in another case, or the very same finding again: a repeat, not a nested field.
+                    why = f"the same {first[0]} named twice counts once"
+                else:
+                    why = "a field and the fields inside it count once"
                 failed(f"two findings are one difference: {_named(findings[index])} and {_named(findings[later])}",
                        hint=f"{why}; find something else that differs")
                 return

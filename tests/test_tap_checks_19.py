@@ -61,6 +61,12 @@ def test_a_right_answer_written_differently_passes(verdict, sessions):
     assert verdict(check_three_differences, answer(written), *sessions).startswith("✓")
 
 
+def test_three_headers_pass(verdict, sessions):
+    # The SDK's httpx also sends Connection and Accept-Encoding, which HttpWire's requests never carry.
+    headers = [("header", "User-Agent"), ("header", "Accept-Encoding"), ("header", "connection")]
+    assert verdict(check_three_differences, answer(headers), *sessions).startswith("✓")
+
+
 UA, DISCOVER = ("header", "User-Agent"), ("method", "server/discover")
 
 
@@ -78,6 +84,13 @@ UA, DISCOVER = ("header", "User-Agent"), ("method", "server/discover")
     ([("field", "tools/list", CLIENT_NAME[:-1]), ("field", "tools/list", CLIENT_NAME), UA],
      "two findings are one difference"),
     ([("header", "user-agent"), UA, DISCOVER], "two findings are one difference"),
+    # One name given twice is blamed on the repeat, not on fields inside fields.
+    ([("header", "user-agent"), UA, DISCOVER], "the same header named twice counts once"),
+    ([DISCOVER, UA, DISCOVER], "the same method named twice counts once"),
+    ([("field", "tools/list", CLIENT_NAME), UA, ("field", "tools/list", CLIENT_NAME)],
+     "the same field named twice counts once"),
+    ([("field", "tools/list", CLIENT_NAME[:-1]), ("field", "tools/list", CLIENT_NAME), UA],
+     "a field and the fields inside it count once"),
     ([("field", "server/discover", ["params"]), UA, DISCOVER], "the hand session sends no 'server/discover'"),
     ([UA, DISCOVER], "you returned 2 findings"),
     ("discover, user-agent, clientInfo", "returned a str, not a list of three findings"),
