@@ -30,8 +30,11 @@ PERSONAL_NOTES = {
 # tool asks too little, and a route that gives it is seen.
 UNANNOTATED = "personal"
 # Any wording of a refusal by the user will do; what it must not read as is a result or an error.
-DENIED_WORDS = re.compile(r"den(y|ies|ied|ial)|declin|refus|reject|disallow|cancel|forb[ia]d|veto|said no|"
-                          r"(not|n't|never) (be )?(allow|approv|permit|consent|run|sen[dt])", re.I)
+# A negation may stand a word or two before its verb ("did not give permission", "chose not to allow").
+DENIED_WORDS = re.compile(r"den(y|ies|ied|ial)|declin|refus|reject|disallow|cancel|forb[ia]d|veto|block|stopp|"
+                          r"withh[eo]ld|permission|(say|says|said|answered|replied) no\b|"
+                          r"(not|n't|never)\W+(\w+\W+){0,2}?(allow|approv|permit|consent|run|sen[dt]|give|grant|"
+                          r"agree|confirm|accept|execut|call|ok)", re.I)
 CLAIMS_A_RESULT = re.compile(r"^\W*(tool )?error\b|\bsucce(ss|eded)", re.I)
 
 
@@ -364,6 +367,12 @@ def _asked_right(proposal, expected, got):
                hint="The user is asked ask_user(server, tool_name, arguments): the server's name first, then the "
                     "tool's own name, as the server knows it.")
         return False
+    if isinstance(got[2], str) and _as_json(got[2]) == expected[2]:
+        failed(f"The model proposed {proposal}; your host passed ask_user the arguments as a str (JSON text) where "
+               "it takes the arguments dict.",
+               hint="ask_user(server, tool_name, arguments) shows the user the arguments itself: pass the dict the "
+                    "model proposed, unchanged.")
+        return False
     if got[2] != expected[2]:
         failed(f"The model proposed {proposal}; your host asked the user about {proposal.split()[0]} with the "
                f"arguments {short(got[2])}: the user would approve it without seeing what it does.",
@@ -372,6 +381,13 @@ def _asked_right(proposal, expected, got):
                more="Pass ask_user the arguments the model proposed, unchanged.")
         return False
     return True
+
+
+def _as_json(text):
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
 
 
 def _hint_for(lands, ask, approve):

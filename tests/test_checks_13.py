@@ -3,6 +3,8 @@
 One pair of servers serves the whole module: the checks read each server's transcript from where they start.
 """
 
+import json
+
 import pytest
 
 import mcpwire
@@ -247,6 +249,9 @@ def asking(how):
                  ("ask_user('personal', 'personal__search_notes'", "the tool's own name"), id="namespaced-name"),
     pytest.param(lambda server, tool, arguments: (tool["name"], server, arguments),
                  ("ask_user('search_notes', 'personal'",), id="swapped"),
+    # the user would see them, so the message must not say they are hidden; it names the text instead of the dict
+    pytest.param(lambda server, tool, arguments: (server, tool["name"], json.dumps(arguments, indent=2)),
+                 ("as a str", "the arguments dict"), id="arguments-as-json-text"),
 ])
 def test_host_asking_the_user_with_the_wrong_arguments(verdict, clients, how, phrases):
     out = verdict(checks.check_host, asking(how), clients)
@@ -312,6 +317,10 @@ def test_routing_returning_a_list(verdict, clients):
     "The user said no to {name}; it was not run.", "The user didn't approve {name}.",
     "{name} was not approved by the user.", "The user rejects {name}.",
     "Cancelled: the user chose not to run {name}.", "User disallowed {name}.", "Not permitted by the user: {name}",
+    "User did not give permission for {name}.", "The user answered no; {name} was not called.",
+    "{name} blocked by the user.", "The user withheld consent for {name}.", "The user chose not to allow {name}.",
+    "Not executed: the user did not agree to {name}.", "The user did not confirm {name}.",
+    "Permission to run {name} was not granted by the user.", "The user stopped {name}.",
 ])
 def test_host_denial_in_other_words(verdict, clients, denial):
     class Worded(Host):
