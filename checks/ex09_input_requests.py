@@ -132,6 +132,11 @@ def _roots_problem(answer, reply, expected):
     if any(not (isinstance(uri, str) and uri.startswith("file://")) for uri in uris):
         return (f"Your roots have the URIs {short(uris)}; each must be a file:// URI.",
                 "Use the folder you were given exactly as it is, scheme included.")
+    if uris != [FOLDER] and [uri.rstrip("/") for uri in uris] == [FOLDER.rstrip("/")]:
+        return (f"Your root is {short(uris[0])}, the folder with {'no' if len(uris[0]) < len(FOLDER) else 'an extra'} "
+                f"trailing slash; the user opened {FOLDER}.",
+                "Use the folder you were given exactly as it is: a server joins a root and a file name, so the "
+                "trailing slash matters.")
     if uris != [FOLDER]:
         return (f"Your roots name {short(uris)}, but the user opened only {FOLDER}.",
                 "A host lists the folders the user opened, no more and no others.")

@@ -78,6 +78,13 @@ def test_a_root_without_its_scheme_is_named_with_the_servers_minus_32602(verdict
     assert "must be a file:// URI" in out and "error -32602" in out
 
 
+def test_a_root_without_its_trailing_slash_is_named_as_such(verdict, lab):
+    # The server joins the root and the file name, so the slash matters; "no more and no others" would mislead.
+    wrong = changed("roots/list", lambda summary, folder: {"roots": [{"uri": folder.rstrip("/")}]})
+    out = verdict(checks.check_input_answers, wrong, lab)
+    assert out.startswith("✗") and "trailing slash" in out and "no more and no others" not in out, out
+
+
 def test_an_extra_root_after_the_opened_folder_is_named(verdict, lab):
     wrong = changed("roots/list", lambda summary, folder: {"roots": [{"uri": folder, "name": "exports"},
                                                                      {"uri": "file:///home/user/", "name": "home"}]})
