@@ -215,7 +215,7 @@ def check_reply_kinds(classify, lab=None):
         want = expected_kind(message)
         if outcome.error:
             failed(f"The check sent {story}. classify raised {outcome.error_text}",
-                   server=short(message, 240), hint=_raised_hint(want[0]))
+                   server=short(message, 240), hint=_raised_hint(want[0], message))
             return
         got = outcome.value
         if not (isinstance(got, (tuple, list)) and len(got) == 2):
@@ -234,7 +234,12 @@ def check_reply_kinds(classify, lab=None):
            "included, and None for a tool with no outputSchema), tool errors (the unknown tool included) with their text, and JSON-RPC errors with their code.")
 
 
-def _raised_hint(kind):
+def _raised_hint(kind, message):
+    if kind == "result" and "structuredContent" not in message["result"]:
+        # night_report: code that sorts by structuredContent reads its image block's text, not a missing member
+        return ("This reply is a result (isError absent or false) with no structuredContent, since a tool with no "
+                "outputSchema returns none, and not every block of its content is text. Decide the kind by isError "
+                "first; then read optional members with .get().")
     if kind == "tool error":
         return ("This reply is a tool error: a result with isError true and only text in its content, no "
                 "structuredContent. Decide the kind before you read the detail.")

@@ -103,6 +103,15 @@ CLASSIFY_WRONG = [
         else ("tool error", "\n".join(block.get("text", "") for block in m["result"]["content"]))),
         ("night_report", "this is a 'result'", "Only a tool with an outputSchema"), id="sorted-by-structured-content"),
     pytest.param(lambda m: classify()(m) if "error" in m else (
+        ("result", m["result"]["structuredContent"]) if "structuredContent" in m["result"]
+        else ("tool error", "\n".join(block["text"] for block in m["result"]["content"]))),
+        ("night_report", "raised KeyError: 'text'", "no structuredContent", "not every block", "Decide the kind by isError"),
+        id="sorted-by-structured-content-reading-text-of-every-block"),
+    pytest.param(lambda m: classify()(m) if "error" in m or m["result"].get("isError") else (
+        "result", m["result"]["structuredContent"]),
+        ("night_report", "raised KeyError: 'structuredContent'", "no outputSchema", ".get()"),
+        id="structured-content-read-as-required"),
+    pytest.param(lambda m: classify()(m) if "error" in m else (
         ("tool error", "\n".join(block.get("text", "") for block in m["result"]["content"]))
         if m["result"]["content"][0].get("text", "").startswith(("Error", "Unknown tool"))
         else ("result", m["result"].get("structuredContent"))),
