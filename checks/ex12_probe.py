@@ -63,7 +63,9 @@ def answer_of(reply):
     if reply.error:
         return f"HTTP {reply.status}, error {reply.code} {reply.error.get('message')!r}"
     if reply.ok:
-        return f"HTTP {reply.status}, a result with resultType {reply.result.get('resultType')!r}"
+        if "resultType" not in reply.result:
+            return f"HTTP {reply.status}, a result without resultType"
+        return f"HTTP {reply.status}, a result with resultType {reply.result['resultType']!r}"
     return f"HTTP {reply.status}, a body that is not JSON-RPC: {short(reply.raw.decode('utf-8', 'replace'), 60)}"
 
 
@@ -108,7 +110,8 @@ def hint_for(reply, said):
         return "A result that carries resultType comes from a 2026-07-28 server."
     if reply.ok:
         return ("Every 2026-07-28 result carries resultType; a result without it comes from a server of an "
-                "earlier revision that served your request under its own rules.")
+                "earlier revision that served your request under its own rules. (mcpwire's reply.result_type "
+                "reads a missing resultType as 'complete', so it cannot tell: look for the key in reply.result.)")
     if reply.code == -32601:
         return (f"-32601 proves a 2026-07-28 server only with a 404, the status such a server must send for a "
                 f"method it does not have; this one came with status {reply.status}.")

@@ -169,3 +169,14 @@ def test_only_a_complete_result_taken_for_modern(verdict):
     out = verdict(checks.check_era_probe, complete_only)
     assert out.startswith("✗ era_of said 'legacy' for the answer to tools/call of publish_note declaring")
     assert "input_required" in out and "carries resultType" in out
+
+
+def test_result_type_property_taken_for_the_field(verdict):
+    # mcpwire's reply.result_type reads a result without resultType as "complete", so it cannot tell the eras apart:
+    # the hint must say so, or the learner sees "complete" in their own reply and "resultType None" in the message.
+    def by_property(reply):
+        if reply.result_type is not None:
+            return "modern"
+        return "modern" if reply.code in MODERN_CODES or (reply.status, reply.code) == (404, -32601) else "legacy"
+    out = verdict(checks.check_era_probe, by_property)
+    assert out.startswith("✗ era_of said 'modern'") and "reply.result_type" in out and "reply.result" in out, out
