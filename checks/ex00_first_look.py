@@ -303,6 +303,11 @@ def _judge_written(received):
                hint="Write the frame your function gets as its argument: a caller sends many different frames "
                     "through it.")
         return False
+    if len(lines) > 1 and all(message == DISCOVER for message in messages):
+        failed(f"send_one wrote the frame {len(lines)} times: the server ran the request {len(lines)} times, and "
+               "its second reply is waiting on stdout for whoever reads next.",
+               hint="Write the frame once, then read its reply.")
+        return False
     return True
 
 

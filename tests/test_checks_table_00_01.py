@@ -171,6 +171,16 @@ def send_one_with_a_blank_line(proc, message):
     return json.loads(proc.stdout.readline())
 
 
+def send_one_writing_twice(proc, message):
+    """Writes the frame, then writes it again before reading: the server runs the request twice."""
+    line = json.dumps(message).encode() + b"\n"
+    proc.stdin.write(line)
+    proc.stdin.flush()
+    proc.stdin.write(line)
+    proc.stdin.flush()
+    return json.loads(proc.stdout.readline())
+
+
 def send_one_sorted_keys(proc, message):
     proc.stdin.write((json.dumps(message, sort_keys=True) + "\n").encode())
     proc.stdin.flush()
@@ -215,6 +225,7 @@ SEND_WRONG = [
                  id="ignores-its-frame"),
     pytest.param(send_one_to_its_own_server, ("received nothing", "another server", "proc"),
                  id="starts-its-own-server"),
+    pytest.param(send_one_writing_twice, ("wrote the frame 2 times", "second reply"), id="frame-written-twice"),
     pytest.param(send_one_with_a_blank_line, ("blank line", "one newline"), id="frame-then-a-blank-line"),
     pytest.param(send_one_then(lambda proc: proc.stdout.close()), ("closed proc.stdout", "next reply"),
                  id="stdout-closed-after-reading"),
