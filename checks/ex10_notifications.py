@@ -232,15 +232,16 @@ def _judge_cancel(wire, outcome):
                hint="Progress is only reported for a request that asks for it, with a token of its own.",
                more="The token goes in params._meta.progressToken.")
         return False
-    cancelled_at = _cancel_is_right(wire, sent_at, frame, token)
-    if cancelled_at is None:
+    cancelled = _cancel_is_right(wire, sent_at, frame, token)
+    if cancelled is None:
         return False
+    cancelled_at, seen = cancelled
     value = outcome.value
     if not (isinstance(value, (tuple, list)) and len(value) == 2):
         failed(f"Your function returned {short(value, 80)}; return a pair (late_reply, next_reply).")
         return False
     late, following = value
-    if not _judge_late(late, frame["id"]):
+    if not _judge_late(late, frame["id"], _finished(wire.notifications[:seen], token)):
         return False
     if not _stopped(wire, frame["id"], token, pause):
         return False
@@ -260,7 +261,7 @@ def _explain_key_error(wire, outcome):
            more="Write the reindex with wire.write(frame), and later wait for it with wire.wait(its id, timeout=1).")
 
 
-def _judge_late(late, request_id):
+def _judge_late(late, request_id, finished_before_cancel):
     if late is None:
         return True
     if isinstance(late, BaseException):
@@ -275,11 +276,26 @@ def _judge_late(late, request_id):
                server=server_said(message),
                hint="The pair is (the cancelled call's reply or None, the next request's reply), in that order.")
         return False
+    if finished_before_cancel:
+        failed("A reply came for the call you cancelled: your cancel went out after the call had finished (its "
+               "last progress notification, at 100%, had already come), so there was nothing left to stop.",
+               server=server_said(message),
+               hint="Cancel as soon as the call runs: right after its first progress notification, not after a "
+                    "fixed sleep or a wait for something else.",
+               more="wait_for_progress(wire, token) returns once the first one has come.")
+        return False
     failed("A reply came for the call you cancelled, and your function returned it.",
            server=server_said(message),
            hint="Send notifications/cancelled while the call is running: wait for its first progress notification "
                 "first, then cancel.")
     return False
+
+
+def _finished(notifications, token):
+    """Whether the call's progress had reached its total among these notifications."""
+    done = [n["params"] for n in notifications if n.get("method") == "notifications/progress"
+            and (n.get("params") or {}).get("progressToken") == token]
+    return bool(done) and "total" in done[-1] and done[-1]["progress"] >= done[-1]["total"]
 
 
 def _slow_call(written):
@@ -291,7 +307,8 @@ def _slow_call(written):
 
 
 def _cancel_is_right(wire, sent_at, frame, token):
-    """When the cancel was written, or None (after saying what is wrong) when it is not right."""
+    """(when the cancel was written, how many notifications had come by then), or None (after saying what is
+    wrong) when it is not right."""
     cancels = [record for record in wire.written if record[1].get("method") == "notifications/cancelled"]
     if not cancels:
         failed("Your function never sent notifications/cancelled.",
@@ -327,7 +344,7 @@ def _cancel_is_right(wire, sent_at, frame, token):
                hint="Wait until the call runs before you cancel it: its first progress notification is the sign.",
                more="wait_for_progress(wire, token) returns once one has come.")
         return None
-    return at
+    return at, seen
 
 
 def _as_json(value):

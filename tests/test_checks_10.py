@@ -155,7 +155,9 @@ def cancel_variant(variant):
         else:
             wire.write(frame)
         following = wire.request("server/discover") if variant == "discover-first" else None
-        if variant != "no-wait-for-progress":
+        if variant == "sleeps-past-the-call":
+            time.sleep(pause * 13 / 1000 + 0.5)  # all 13 notes indexed: nothing is left to cancel
+        elif variant != "no-wait-for-progress":
             wait_for_progress(wire, "slow-progress")
         named = "1" if variant == "id-named-as-text" else request_id
         wire.send(frames.notification("notifications/cancelled", {"requestId": named}))
@@ -186,6 +188,7 @@ def test_cancel_right_written_differently(verdict, variant):
     ("id-named-as-text", 'it names "1", but the call\'s id is 1'),
     ("blocking-request", "wire.request (or wire.send) waits for the reply"),
     ("waits-on-token", "not its progressToken"),
+    ("sleeps-past-the-call", "after the call had finished"),
 ])
 def test_cancel_wrong_names_its_mistake(verdict, variant, phrase):
     out = verdict(checks.check_cancel, cancel_variant(variant))
