@@ -6,7 +6,7 @@ from mcpwire import frames
 from mcpwire.validate import validate
 from .attempt import RecordingSend, TooManySends, attempt, missing
 from .servers import REPLY_WAIT_S, stdio_lab
-from .verdict import failed, not_done, passed, server_said, short
+from .verdict import failed, not_done, passed, server_said, short, shown
 
 MAX_SENDS = 4
 REQUIRED_KEYS = (frames.PROTOCOL_VERSION_KEY, frames.CLIENT_CAPABILITIES_KEY)
@@ -249,7 +249,7 @@ def _judge_case(name, story, frame, speaks, expected_sends, send, outcome):
         return False
     reply = outcome.value
     if not isinstance(reply, dict):
-        failed(f"{story} Your function returned {short(reply)}; return the last reply, as send gave it.")
+        failed(f"{story} Your function returned {shown(reply)}; return the last reply, as send gave it.")
         return False
     sent = send.sent
     if len(sent) > 1:

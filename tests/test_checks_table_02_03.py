@@ -122,6 +122,18 @@ def fallback_in_another_style(send, frame, speaks):
     return reply
 
 
+def none_when_nothing_is_shared(send, frame, speaks):
+    reply = send(frame)
+    error = reply.get("error") or {}
+    if error.get("code") != -32022:
+        return reply
+    shared = [v for v in speaks if v in error["data"]["supported"]]
+    if not shared:
+        return None
+    frame["params"]["_meta"][VERSION] = shared[0]
+    return send(frame)
+
+
 RECOVERY_RIGHT = [
     pytest.param(fallback(), id="solution"),
     pytest.param(fallback_in_another_style, id="sets-and-mutation"),
@@ -136,6 +148,8 @@ RECOVERY_WRONG = [
                  ("sent 4 frames and was still going",), id="retries-without-end"),
     pytest.param(fallback(return_first=True), ("not the last reply",), id="returns-the-first-reply"),
     pytest.param(fallback(get=False), ("raised KeyError", "read it with .get()"), id="reads-error-of-a-result"),
+    pytest.param(none_when_nothing_is_shared, ("speaks only 2027-01-01", "returned None"),
+                 id="none-when-nothing-is-shared"),
 ]
 
 
