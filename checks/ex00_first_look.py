@@ -125,7 +125,7 @@ def check_first_frame(first_frame, lab=None):
         members = " and ".join(f"{'an' if key[:1] in 'aeiou' else 'a'} {key} member" for key in extra)
         failed(f"Your frame has {members} beside "
                f"{', '.join(REQUEST_MEMBERS)}: {short(frame)}",
-               hint="A request has four members; result and error belong to the response that answers it.")
+               hint=_extra_members_hint(extra))
         return
     problems = validate(frame)
     with stdio_lab(lab) as wire:
@@ -165,6 +165,17 @@ def check_first_frame(first_frame, lab=None):
     hits = ((reply.result or {}).get("structuredContent") or {}).get("hits") or []
     best = f"; the best is {hits[0].get('id')!r}" if hits else ""
     passed(f"The server ran your tools/call (id {reply.id!r}) and found {len(hits)} notes{best}.")
+
+
+def _extra_members_hint(extra):
+    """Why a member beside the four is wrong, by what it is: most belong inside params."""
+    if "_meta" in extra:
+        return "The envelope goes inside params, as params._meta, not next to it."
+    if "name" in extra or "arguments" in extra:
+        return "The tool's name and arguments go inside params: params.name and params.arguments."
+    if set(extra) <= {"result", "error"}:
+        return "A request has four members; result and error belong to the response that answers it."
+    return "A request has four members; everything else the method needs goes inside params."
 
 
 def _input_schema(wire, tool_name):

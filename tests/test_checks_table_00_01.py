@@ -101,6 +101,13 @@ FIRST_WRONG = [
                  id="query-misspelt"),
     pytest.param(lambda: frame(result={}), ("has a result member", "A request has four members"), id="request-with-a-result"),
     pytest.param(lambda: frame(error=None), ("has an error member",), id="request-with-a-null-error"),
+    pytest.param(lambda: frame(params=params(_meta=None), _meta=dict(ENVELOPE)),
+                 ("has a _meta member", "inside params"), id="envelope-next-to-params"),
+    pytest.param(lambda: frame(params={"_meta": dict(ENVELOPE)}, name="search_notes", arguments={"query": "spindle"}),
+                 ("a name member and an arguments member", "params.name and params.arguments"),
+                 id="tool-name-and-arguments-at-the-top"),
+    pytest.param(lambda: frame(protocolVersion="2026-07-28"),
+                 ("has a protocolVersion member", "goes inside params"), id="version-at-the-top"),
 ]
 
 
