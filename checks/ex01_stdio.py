@@ -76,7 +76,7 @@ def _sample_messages(wire):
          f"reply has {_unread_id(unreadable.message)}; it is still a response"),
         (call_without_id, "notification",
          "it has a method and no id. A message without an id member is a notification whatever its method: "
-         "the server sends nothing back, as lesson 00 showed for a tools/call without an id"),
+         "the server sends nothing back (JSON-RPC 2.0: a notification gets no reply)"),
     ]
 
 
@@ -279,7 +279,8 @@ def _judge_chatter(outcome):
         return True
     if outcome.error:
         failed(f"{sent} Your function raised {outcome.error_text}, not TimeoutError.",
-               hint="Any line with a \"method\" is a notification, whichever method it names: skip them all.",
+               hint="From a 2026-07-28 server, any line with a \"method\" is a notification, whichever method it "
+                    "names (it may not send requests on stdout): skip them all.",
                more=LOOP_HINT)
         return False
     failed(f"{sent} Your function returned {short(outcome.value)} instead of raising TimeoutError.",

@@ -280,8 +280,8 @@ def _judge_case(name, story, frame, speaks, expected_sends, send, outcome):
         if first_error.get("code") == -32022 and version != shared[0]:
             failed(f"{story} Your retry named {version!r}, but {shared[0]!r} is the first version in your "
                    f"client's list {speaks} that error.data.supported {supported} also holds.",
-                   hint="Your client's list is newest first, so its order says which version to prefer; the "
-                        "order of data.supported says nothing.")
+                   hint="The spec asks only for a version both support; this task prefers the newest, and your "
+                        "client's list is newest first, so its order decides. The order of data.supported says nothing.")
             return False
     if len(sent) != expected_sends:
         hints = {

@@ -172,7 +172,7 @@ def _reply_cases(wire):
 
 def _other_servers(cases):
     """Real replies rewritten the way other servers may write them: the lab's SDK always writes isError, one
-    content block and an error text starting "Error executing tool", but isError may be left out (it means
+    content block and an error text such as "Error executing tool …" or "Unknown tool: …", but isError may be left out (it means
     false), a tool error may have several blocks, and its text may start with anything."""
     by_story = dict(cases)
     quiet = copy.deepcopy(by_story["read_note of 'welcome'"])
@@ -255,8 +255,8 @@ def _kind_hint(kind):
                 "its errors its own way.")
     if kind == "protocol error":
         return "A JSON-RPC error has an \"error\" member instead of \"result\": no tool ran."
-    return ("isError false (or absent) and no \"error\" member: the call worked. Only a tool with an outputSchema "
-            "returns structuredContent, so a result may have none (its detail is then None).")
+    return ("isError false (or absent) and no \"error\" member: the call worked. structuredContent is optional "
+            "(on the lab, only tools with an outputSchema send it), so a result may have none (its detail is then None).")
 
 
 def _detail_hint(kind):

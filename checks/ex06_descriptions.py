@@ -85,8 +85,9 @@ def contradictions(text):
                              f"are {', '.join(sorted(ARGUMENTS[tool]))}")
     names = set().union(*(re.findall(pattern, text) for pattern in NAME_PATTERNS))
     for name in sorted(names - KNOWN_NAMES):
-        found.append(f"the name {name!r}, which is no argument or tool (the arguments are query and limit, and "
-                     "read_note's note_id; the tools search_notes and read_note)")
+        found.append(f"the name {name!r}, which is no argument, tool or field of a hit (the arguments are query "
+                     "and limit, and read_note's note_id; the tools search_notes and read_note; the result's hits "
+                     "and a hit's id, title, score and snippet)")
     return found
 
 

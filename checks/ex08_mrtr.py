@@ -143,7 +143,7 @@ def _what_is_wrong(request, first, form, retry, *, judge_id=True, new_id=None):
                 "a late reply to one leg for the other.")
     if judge_id and retry.get("id") != new_id:
         return (f"Your retry has the id {short(retry.get('id'))}, not new_id ({new_id!r}).",
-                "The caller picks each retry's id so that none repeats in the session: use new_id as given.")
+                "The caller picks each retry's id (this check's rule: none repeats in its session): use new_id as given.")
     if retry.get("method") != request["method"] or not isinstance(params, dict):
         return (f"Your retry is {short(retry)}, not a {request['method']} request with params.",
                 "Start from a copy of the request: same jsonrpc, method and params, a new id.")
@@ -295,9 +295,11 @@ def check_finish_call(finish_call, lab=None):
            f"stopped after max_rounds={STUBBORN_ROUNDS} retries to a server that kept asking.")
 
 
-ID_HINT = "Each retry is a new request and needs an id no earlier frame used, in this call or an earlier one."
-ID_MORE = ("The caller gives every request a unique id: an id made from the request's id and the round stays "
-           "unique; a fixed suffix or a count restarting at 1 does not.")
+ID_HINT = ("Each retry is a new request: 2026-07-28 asks for an id that differs from the first leg's and from "
+           "any request still waiting; this check asks for more, an id no earlier frame used, in this call or an "
+           "earlier one (2025-11-25's rule within a session), which is what keeps a transcript readable.")
+ID_MORE = ("Give every request an id of its own: an id made from the request's id and the round stays unique; a "
+           "fixed suffix or a count restarting at 1 does not.")
 
 
 def _ids_fresh(story, send, used):

@@ -145,8 +145,8 @@ def check_authorization_request(build, wire):
             said = refusal
         elif refused.status_code == 200:
             said = (f"HTTP 200: the lab's MCP server (SDK 2.3.0) accepts it, as it treats {query['resource']!r} and "
-                    f"{lab.wire.url!r} alike; the spec asks for the canonical URI exactly, and a stricter server "
-                    "refuses a token issued for another")
+                    f"{lab.wire.url!r} alike; MCP asks for the canonical URI (no trailing slash, lowercase scheme and "
+                    "host), and a stricter server may refuse a token issued for another form")
         else:
             said = f"HTTP {refused.status_code}: " \
                    f"{(parse_challenge(refused.headers.get('www-authenticate')) or {}).get('error_description')}"
@@ -154,7 +154,7 @@ def check_authorization_request(build, wire):
                 else f"wrong resource: the request names {query['resource']!r} instead of the MCP server")
         failed(what,
                server=f"the token it led to, at the MCP server: {said}",
-               hint="RFC 8707: resource is the canonical URI of the MCP server, the resource metadata's 'resource', "
+               hint="MCP (after RFC 8707): resource is the canonical URI of the MCP server, the resource metadata's 'resource', "
                     "as it is: the resource argument you were given.")
         return
     if refusal is None and query.get("scope") != "notes:read":

@@ -101,7 +101,7 @@ CLASSIFY_WRONG = [
     pytest.param(lambda m: classify()(m) if "error" in m else (
         ("result", m["result"]["structuredContent"]) if "structuredContent" in m["result"]
         else ("tool error", "\n".join(block.get("text", "") for block in m["result"]["content"]))),
-        ("night_report", "this is a 'result'", "Only a tool with an outputSchema"), id="sorted-by-structured-content"),
+        ("night_report", "this is a 'result'", "structuredContent is optional"), id="sorted-by-structured-content"),
     pytest.param(lambda m: classify()(m) if "error" in m else (
         ("result", m["result"]["structuredContent"]) if "structuredContent" in m["result"]
         else ("tool error", "\n".join(block["text"] for block in m["result"]["content"]))),
