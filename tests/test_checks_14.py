@@ -2,6 +2,7 @@
 
 import json
 import re
+import unicodedata
 
 import pytest
 
@@ -43,6 +44,31 @@ def flag_right(reply, other_tools):
 def test_poison_flagger_right(verdict, weather, lab):
     out = verdict(security.check_poison_flagger, flag_right, weather, lab)
     assert out.startswith("✓ Your function flagged get_alerts, convert_temperature, air_quality")
+
+
+def flag_with_a_stack(reply, other_tools):
+    """Written differently: a stack walk of the descriptions, and any format character (Unicode Cf) as invisible."""
+    flagged = set()
+    for tool in reply["result"]["tools"]:
+        stack, texts = [tool], []
+        while stack:
+            node = stack.pop()
+            if isinstance(node, dict):
+                texts += [v for k, v in node.items() if k == "description" and isinstance(v, str)]
+                stack += [v for k, v in node.items() if k != "description"]
+            elif isinstance(node, list):
+                stack += node
+        for text in texts:
+            shown = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+            if shown != text or any(rule.search(shown) for rule in RULES[:4]) or any(
+                    re.search(rf"(?<!\w){re.escape(name)}(?!\w)", shown) for name in other_tools):
+                flagged.add(tool["name"])
+    return flagged
+
+
+def test_poison_flagger_written_differently(verdict, weather, lab):
+    out = verdict(security.check_poison_flagger, flag_with_a_stack, weather, lab)
+    assert out.startswith("✓ Your function flagged get_alerts, convert_temperature, air_quality"), out
 
 
 def test_poison_flagger_that_reads_only_the_top_description(verdict, weather, lab):
