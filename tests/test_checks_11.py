@@ -166,3 +166,29 @@ def test_translation_overwriting_the_meta_there_was(verdict):
         return modern
     out = verdict(checks.check_translation, overwrites)
     assert out.startswith("✗ Request 3 lost _meta.progressToken") and "into the _meta that is there" in out, out
+
+
+def translate_with_new_dicts(legacy_frames):
+    """Written differently: new frames and a new _meta from both dicts, the legacy frames never touched."""
+    envelope = envelope_right(next(f for f in legacy_frames if f["method"] == "initialize"))
+    modern = []
+    for frame in legacy_frames:
+        if frame["method"] in HANDSHAKE:
+            continue
+        params = dict(frame.get("params", {}))
+        params["_meta"] = {**params.get("_meta", {}), **envelope}
+        modern.append({**frame, "params": params})
+    return modern
+
+
+def translate_leaving_the_cancel_bare(legacy_frames):
+    """Written differently: the envelope on requests only; the cancel notification goes on as it was."""
+    envelope = envelope_right(next(f for f in legacy_frames if f["method"] == "initialize"))
+    return [copy.deepcopy(frame) if "id" not in frame else
+            {**frame, "params": {**frame.get("params", {}), "_meta": {**envelope, **frame.get("params", {}).get("_meta", {})}}}
+            for frame in legacy_frames if frame["method"] not in HANDSHAKE]
+
+
+def test_translation_written_differently(verdict):
+    for translate in (translate_with_new_dicts, translate_leaving_the_cancel_bare):
+        assert verdict(checks.check_translation, translate).startswith("✓ A 2026-07-28 server gave your 4 requests")
