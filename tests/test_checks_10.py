@@ -160,6 +160,9 @@ def cancel_variant(variant):
         elif variant != "no-wait-for-progress":
             wait_for_progress(wire, "slow-progress")
         named = "1" if variant == "id-named-as-text" else request_id
+        if variant == "notify-then-read":
+            wire.notify("notifications/cancelled", {"requestId": named})
+            return wire.read(timeout=1), wire.request("tools/list")  # read() waits the whole second when nothing comes
         wire.send(frames.notification("notifications/cancelled", {"requestId": named}))
         if variant == "no-wait-for-late-reply":
             return None, wire.request("server/discover")
@@ -174,7 +177,7 @@ def cancel_variant(variant):
     return cancel_slow_call
 
 
-@pytest.mark.parametrize("variant", ["float-pause", "list"])
+@pytest.mark.parametrize("variant", ["float-pause", "list", "notify-then-read"])
 def test_cancel_right_written_differently(verdict, variant):
     assert verdict(checks.check_cancel, cancel_variant(variant)).startswith("✓ The server stopped your reindex")
 
