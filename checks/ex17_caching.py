@@ -22,6 +22,18 @@ LISTEN = {"notifications": {"toolsListChanged": True, "resourcesListChanged": Tr
 WELCOME = {"uri": "notes://welcome"}
 CACHED_BEFORE_THE_NOTE = [("tools/list", None), ("prompts/list", None), ("resources/read", INDEX),
                           ("resources/read", WELCOME), ("resources/list", None), ("resources/templates/list", None)]
+# What creating a note makes stale: (method, params, what the client answered, hint, second hint).
+STALE_AFTER_THE_NOTE = [
+    ("resources/read", INDEX, "resources/read of notes://index, without the new note,",
+     "notifications/resources/updated names the changed resource in params.uri: drop the resources/read entry "
+     "for that uri.", None),
+    ("resources/list", None, "resources/list", "A list_changed notification says which list is stale: the one of its kind.",
+     "notifications/resources/list_changed stales every resources/list entry; the spec does not say whether it "
+     "covers the template list, and this course drops that too."),
+    ("resources/templates/list", None, "resources/templates/list",
+     "The spec does not say whether notifications/resources/list_changed covers the template list; this course "
+     "drops it too, the safe reading.", None),
+]
 # What creating a note says nothing about: a cache must still answer these from its store.
 KEPT = [("tools/list", None, "tools/list", "no tool changed"), ("prompts/list", None, "prompts/list", "no prompt changed"),
         ("resources/read", WELCOME, "resources/read of notes://welcome", "the server named only notes://index")]
@@ -255,37 +267,15 @@ def check_cache_invalidation(client_class):
             if noticed.error:
                 failed(f"notice raised {noticed.error_text} for {short(notification)}")
                 return
-        sent, outcome = session.ask(1000, "resources/read", INDEX)
-        if outcome.error:
-            _failed_call(outcome, "resources/read")
-            return
-        if not sent:
-            failed(f"A note was created and the server said so ({said}), yet your client answered "
-                   "resources/read of notes://index from its store, without the new note.",
-                   hint="notifications/resources/updated names the changed resource in params.uri: drop the "
-                        "resources/read entry for that uri.")
-            return
-        sent, outcome = session.ask(1000, "resources/list")
-        if outcome.error:
-            _failed_call(outcome, "resources/list")
-            return
-        if not sent:
-            failed(f"A note was created and the server said so ({said}), yet your client answered resources/list "
-                   "from its store.",
-                   hint="A list_changed notification says which list is stale: the one of its kind.",
-                   more="notifications/resources/list_changed stales every resources/list entry; the spec does not say "
-                        "whether it covers the template list, and this course drops that too.")
-            return
-        sent, outcome = session.ask(1000, "resources/templates/list")
-        if outcome.error:
-            _failed_call(outcome, "resources/templates/list")
-            return
-        if not sent:
-            failed(f"A note was created and the server said so ({said}), yet your client answered "
-                   "resources/templates/list from its store.",
-                   hint="The spec does not say whether notifications/resources/list_changed covers the template list; "
-                        "this course drops it too, the safe reading.")
-            return
+        for method, params, what, hint, more in STALE_AFTER_THE_NOTE:
+            sent, outcome = session.ask(1000, method, params)
+            if outcome.error:
+                _failed_call(outcome, method)
+                return
+            if not sent:
+                failed(f"A note was created and the server said so ({said}), yet your client answered {what} from "
+                       "its store.", hint=hint, more=more)
+                return
         for method, params, what, why in KEPT:
             sent, outcome = session.ask(1000, method, params)
             if outcome.error:
