@@ -111,11 +111,16 @@ class DefaultTtlForLists(RightCache):
         return reply
 
 
+def drop(cache, stale):
+    """What the wrong caches below drop: every entry whose method `stale` says is stale."""
+    for key in [key for key in cache.entries if stale(key[0])]:
+        del cache.entries[key]
+
+
 class DropsEveryRead(RightCache):
     def notice(self, notification):
         if notification["method"] == "notifications/resources/updated":
-            for key in [k for k in self.entries if k[0] == "resources/read"]:
-                del self.entries[key]
+            drop(self, lambda method: method == "resources/read")
         else:
             super().notice(notification)
 
@@ -123,8 +128,7 @@ class DropsEveryRead(RightCache):
 class DropsEveryResourceOnListChanged(RightCache):
     def notice(self, notification):
         if notification["method"] == "notifications/resources/list_changed":
-            for key in [k for k in self.entries if k[0].startswith("resources/")]:
-                del self.entries[key]
+            drop(self, lambda method: method.startswith("resources/"))
         else:
             super().notice(notification)
 
@@ -199,8 +203,7 @@ class TemplatesKeptOnListChanged(RightCache):
         method = notification["method"]
         if method.endswith("/list_changed"):
             listed = method[len("notifications/"):].replace("list_changed", "list")
-            for key in [k for k in self.entries if k[0] == listed]:
-                del self.entries[key]
+            drop(self, lambda method: method == listed)
         else:
             super().notice(notification)
 
@@ -212,8 +215,7 @@ class ListsDroppedOnUpdated(RightCache):
         if notification["method"] == "notifications/resources/list_changed":
             return
         if notification["method"] == "notifications/resources/updated":
-            for key in [k for k in self.entries if k[0] in ("resources/list", "resources/templates/list")]:
-                del self.entries[key]
+            drop(self, lambda method: method in ("resources/list", "resources/templates/list"))
         super().notice(notification)
 
 
