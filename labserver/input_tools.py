@@ -2,7 +2,9 @@
 
 `summarize_note` and `plan_export` ask through the SDK's declarative resolvers (`Sample`,
 `ListRoots`), which name each question `<module>:<function>` like the form questions in
-labserver.tools. The SDK has no resolver for URL-mode elicitation, for a result that carries
+labserver.tools. SDK 2.3.0 checks a sampled answer against its `CreateMessageResult`, which holds
+one content block, while the 2026-07-28 schema also allows an array of blocks; `ask_summary`
+reads that second form itself (see `sampled_blocks`). The SDK has no resolver for URL-mode elicitation, for a result that carries
 only `requestState`, or for prompts, so `publish_note`, `count_words` and the `brief` prompt
 build their `InputRequiredResult` by hand and read the answer from `ctx.input_responses`.
 Their `requestState` is sealed by the SDK on the way out and checked on the way back in,
@@ -22,6 +24,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import (
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     CreateMessageResult,
+    CreateMessageResultWithTools,
     ElicitRequest,
     ElicitRequestFormParams,
     ElicitRequestURLParams,
@@ -54,7 +57,25 @@ def require_elicitation(ctx: Context, mode: str) -> None:
                    data={"requiredCapabilities": {"elicitation": {mode: {}}}})
 
 
-async def ask_summary(note_id: str, ctx: Context) -> Sample:
+def sampled_blocks(ctx: Context) -> CreateMessageResultWithTools | None:
+    """The retry's sampled answer when its `content` is an array of blocks, which the SDK's resolver refuses.
+
+    Only an answer that came with the sealed `requestState` counts (the seal binds it to this call, whose one
+    question is the summary), and only from a client that declared `sampling`, as the SDK's own path requires.
+    """
+    answer = (ctx.input_responses or {}).get(SUMMARY_KEY)
+    declared = ctx.client_capabilities
+    if ctx.request_state is None or declared is None or declared.sampling is None:
+        return None
+    if isinstance(answer, CreateMessageResultWithTools) and isinstance(answer.content, list):
+        return answer
+    return None
+
+
+async def ask_summary(note_id: str, ctx: Context) -> Sample | CreateMessageResultWithTools:
+    blocks = sampled_blocks(ctx)
+    if blocks is not None:
+        return blocks  # a resolver may return its value itself; the SDK then skips its one-block check
     note = existing_note(ctx, note_id)
     return Sample(
         [SamplingMessage(role="user", content=TextContent(type="text", text=f"# {note.title}\n\n{note.body}"))],
@@ -65,6 +86,9 @@ async def ask_summary(note_id: str, ctx: Context) -> Sample:
 
 async def ask_roots() -> ListRoots:
     return ListRoots()
+
+
+SUMMARY_KEY = f"{ask_summary.__module__}:{ask_summary.__qualname__}"
 
 
 def file_roots(roots: ListRootsResult) -> list[str]:
@@ -81,13 +105,14 @@ def register_input_tools(mcp: MCPServer, store: NoteStore) -> None:
     @mcp.tool(annotations=ToolAnnotations(read_only_hint=True))
     async def summarize_note(
         note_id: NoteId,
-        summary: Annotated[CreateMessageResult, Resolve(ask_summary)],
+        summary: Annotated[CreateMessageResult | CreateMessageResultWithTools, Resolve(ask_summary)],
     ) -> str:
         """Summarise a note in one sentence. Asks the client's model (sampling)."""
-        texts = [summary.content.text] if isinstance(summary.content, TextContent) else []
-        if not texts or not texts[0].strip():
+        blocks = summary.content if isinstance(summary.content, list) else [summary.content]
+        text = " ".join(block.text.strip() for block in blocks if isinstance(block, TextContent)).strip()
+        if not text:
             raise ToolError("The model's answer had no text to use as a summary.")
-        return f"Summary of {note_id} (by {summary.model}): {texts[0].strip()}"
+        return f"Summary of {note_id} (by {summary.model}): {text}"
 
     @mcp.tool(annotations=ToolAnnotations(read_only_hint=True))
     async def plan_export(

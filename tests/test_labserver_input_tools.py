@@ -91,6 +91,36 @@ def test_a_sampling_answer_without_a_model_is_refused_as_invalid_params(server):
     check_error(reply, -32602)
 
 
+@pytest.mark.parametrize(("content", "summary"), [
+    ([{"type": "text", "text": "Lab conventions."}], "Lab conventions."),
+    ([{"type": "text", "text": "One note per file."}, {"type": "text", "text": "Tags find them."}],
+     "One note per file. Tags find them."),
+], ids=["one block in an array", "two text blocks"])
+def test_a_sampled_answer_whose_content_is_an_array_of_blocks_is_read(server, content, summary):
+    # The 2026-07-28 schema allows CreateMessageResult.content as a block or an array; SDK 2.3.0 takes one block.
+    frame = tool_call("s-6", "summarize_note", {"note_id": "welcome"}, capabilities=SAMPLING)
+    asked = first_leg(server, frame)
+    done, _ = server.result("tools/call", retry_with(frame, "s-7", {SUMMARY_KEY: {**SAMPLED, "content": content}},
+                                                     asked["requestState"]))
+    assert done.get("isError") is False and text_of(done) == f"Summary of welcome (by by-hand): {summary}"
+
+
+def test_an_array_answer_without_text_is_a_tool_error_saying_so(server):
+    frame = tool_call("s-8", "summarize_note", {"note_id": "welcome"}, capabilities=SAMPLING)
+    asked = first_leg(server, frame)
+    image = [{"type": "image", "data": "aGk=", "mimeType": "image/png"}]
+    done, _ = server.result("tools/call", retry_with(frame, "s-9", {SUMMARY_KEY: {**SAMPLED, "content": image}},
+                                                     asked["requestState"]))
+    assert done["isError"] is True and text_of(done).endswith("The model's answer had no text to use as a summary.")
+
+
+def test_an_array_answer_without_the_request_state_is_asked_again(server):
+    frame = tool_call("s-10", "summarize_note", {"note_id": "welcome"}, capabilities=SAMPLING)
+    unasked = {SUMMARY_KEY: {**SAMPLED, "content": [{"type": "text", "text": "Lab conventions."}]}}
+    again = first_leg(server, retry_with(frame, "s-11", unasked, None))
+    assert list(again["inputRequests"]) == [SUMMARY_KEY]
+
+
 def test_plan_export_asks_for_roots_before_reading_the_note(server):
     frame = tool_call("r-1", "plan_export", {"note_id": "no-such-note"}, capabilities=ROOTS)
     asked = first_leg(server, frame)  # the note is looked up only after the roots came
