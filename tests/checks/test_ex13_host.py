@@ -64,6 +64,10 @@ class Host(RoutingHost):
         return self.forward(server, tool["name"], arguments)
 
 
+
+def fails_naming(out, phrases):
+    return out.startswith("✗") and all(phrase in out for phrase in phrases)
+
 def stub(*args):
     raise NotImplementedError("your code here")
 
@@ -338,3 +342,98 @@ def test_host_telling_the_model_something_else_than_a_denial(verdict, clients, c
             return claim if text.startswith("denied") else text
     out = verdict(checks.check_host, Claims, clients)
     assert out.startswith("✗ The user denied") and "your host told the model" in out, out
+
+
+# --- table · a host over two servers -------------------------------------------------------------------------------
+
+def routing_host(split):
+    class RoutingHost(HostSkeleton):
+        def route(self, name):
+            server, tool_name = split(name)
+            if server not in self.clients:
+                raise Refused(f"there is no server called {server!r}")
+            if f"{server}{SEPARATOR}{tool_name}" not in self.tools:
+                raise Refused(f"the {server} server has no tool called {tool_name!r}")
+            return server, self.tools[f"{server}{SEPARATOR}{tool_name}"]
+    return RoutingHost
+
+
+def by_partition(name):
+    server, _, tool_name = name.partition(SEPARATOR)
+    return server, tool_name
+
+
+def by_single_underscore(name):
+    server, _, tool_name = name.partition("_")
+    return server, tool_name.lstrip("_")
+
+
+ROUTE_RIGHT = [pytest.param(routing_host(by_partition), id="solution"),
+               pytest.param(routing_host(lambda name: tuple(name.split(SEPARATOR, 1)) if SEPARATOR in name
+                                         else ("", name)), id="split-once")]
+ROUTE_WRONG = [
+    pytest.param(routing_host(by_single_underscore), ("lab_search_notes",), id="one-underscore-accepted"),
+    pytest.param(routing_host(lambda name: name.split(SEPARATOR)), ("route('search_notes') raised ValueError",
+                                                                    "not Refused"), id="unpacks-a-bare-name"),
+]
+
+
+@pytest.mark.parametrize("host", ROUTE_RIGHT)
+def test_routing_right_answers_pass(verdict, clients, host):
+    assert verdict(checks.check_host_routing, host, clients).startswith("✓ route found lab__search_notes")
+
+
+@pytest.mark.parametrize("host, phrases", ROUTE_WRONG)
+def test_routing_wrong_answers_name_their_mistake(verdict, clients, host, phrases):
+    out = verdict(checks.check_host_routing, host, clients)
+    assert fails_naming(out, phrases), out
+
+
+def consent_host(needs_consent, *, namespaced_forward=False, catch=True, deny_text="denied: the user said no"):
+    class Host(routing_host(by_partition)):
+        def call(self, name, arguments):
+            try:
+                server, tool = self.route(name)
+            except Refused as refusal:
+                if not catch:
+                    raise
+                return f"refused by the host: {refusal}"
+            if needs_consent(tool) and not self.ask_user(server, tool["name"], arguments):
+                return deny_text
+            return self.forward(server, name if namespaced_forward else tool["name"], arguments)
+    return Host
+
+
+def annotations(tool):
+    return tool.get("annotations") or {}
+
+
+HOST_RIGHT = [
+    pytest.param(consent_host(lambda tool: not annotations(tool).get("readOnlyHint", False)), id="solution"),
+    pytest.param(consent_host(lambda tool: annotations(tool).get("readOnlyHint") is not True), id="is-not-true"),
+]
+HOST_WRONG = [
+    pytest.param(consent_host(lambda tool: annotations(tool).get("destructiveHint", True)),
+                 ("lab__create_note", "without asking the user", "whatever its destructiveHint says"),
+                 id="absent-destructive-taken-as-safe"),
+    pytest.param(consent_host(lambda tool: False), ("personal__search_notes", "without asking the user"), id="never-asks"),
+    pytest.param(consent_host(lambda tool: True), ("lab__search_notes", "a read-only tool", "asked the user"),
+                 id="asks-for-everything"),
+    pytest.param(consent_host(lambda tool: not annotations(tool).get("readOnlyHint", False), namespaced_forward=True),
+                 ("personal__search_notes", "tool's own name"), id="forwards-the-namespaced-name"),
+    pytest.param(consent_host(lambda tool: not annotations(tool).get("readOnlyHint", False), catch=False),
+                 ("raised Refused", "catch Refused"), id="refusal-escapes"),
+    pytest.param(consent_host(lambda tool: not annotations(tool).get("readOnlyHint", False), deny_text="ok"),
+                 ("your host told the model 'ok'",), id="denial-hidden-from-the-model"),
+]
+
+
+@pytest.mark.parametrize("host", HOST_RIGHT)
+def test_host_right_answers_pass(verdict, clients, host):
+    assert verdict(checks.check_host, host, clients).startswith("✓ Over 8 proposals")
+
+
+@pytest.mark.parametrize("host, phrases", HOST_WRONG)
+def test_host_wrong_answers_name_their_mistake(verdict, clients, host, phrases):
+    out = verdict(checks.check_host, host, clients)
+    assert fails_naming(out, phrases), out

@@ -11,6 +11,10 @@ import pytest
 import checks
 
 
+
+def fails_naming(out, phrases):
+    return out.startswith("✗") and all(phrase in out for phrase in phrases)
+
 def stub(*args):
     raise NotImplementedError("your code here")
 
@@ -328,3 +332,127 @@ UNFINISHED = [
 def test_an_unfinished_task_is_not_done_yet(verdict, request, check, work, server):
     shared = (request.getfixturevalue(server),) if server else ()
     assert verdict(check, work, *shared).startswith("not done yet: ")
+
+
+# --- 17 · caching by ttlMs and invalidation ---------------------------------------------------------------------
+
+class CachingClient:
+    """The solution, with each line that matters behind a switch the subclasses below turn."""
+
+    fresh_while_equal = False
+    keyed_by_method = False
+    store_without_ttl = False
+    store_incomplete = False
+    ttl_in_seconds = False
+    stale_lists = {"notifications/tools/list_changed": ["tools/list"],
+                   "notifications/prompts/list_changed": ["prompts/list"],
+                   "notifications/resources/list_changed": ["resources/list", "resources/templates/list"]}
+    drop_updated = True
+    drop_everything = False
+
+    def __init__(self, send, clock):
+        self.send, self.clock, self.entries = send, clock, {}
+
+    def key(self, method, params):
+        return method if self.keyed_by_method else (method, json.dumps(params or {}, sort_keys=True))
+
+    def request(self, method, params=None):
+        entry = self.entries.get(self.key(method, params))
+        if entry is not None:
+            age = self.clock() - entry["received"]
+            limit = entry["ttl"] * (1000 if self.ttl_in_seconds else 1)
+            if age < limit or (self.fresh_while_equal and age == limit):
+                return entry["reply"]
+        reply = self.send(method, params)
+        result = reply.get("result") or {}
+        ttl = result.get("ttlMs", 300_000 if self.store_without_ttl else 0)
+        if (result.get("resultType") == "complete" or self.store_incomplete) and ttl > 0:
+            self.entries[self.key(method, params)] = {"reply": reply, "received": self.clock(), "ttl": ttl}
+        return reply
+
+    def notice(self, notification):
+        if self.drop_everything:
+            self.entries.clear()
+            return
+        stale = self.stale_lists.get(notification.get("method"), [])
+        for key in list(self.entries):
+            if (key if self.keyed_by_method else key[0]) in stale:
+                del self.entries[key]
+        if self.drop_updated and notification.get("method") == "notifications/resources/updated":
+            uri = (notification.get("params") or {}).get("uri")
+            self.entries.pop(("resources/read", json.dumps({"uri": uri}, sort_keys=True)), None)
+
+
+def variant(name, **switches):
+    return type(name, (CachingClient,), switches)
+
+
+class WrittenDifferently:
+    """Another right client: the expiry time is stored, and a notification maps to key prefixes."""
+
+    def __init__(self, send, clock):
+        self.send, self.clock, self.store = send, clock, {}
+
+    def request(self, method, params=None):
+        key = json.dumps([method, params or {}], sort_keys=True)
+        hit = self.store.get(key)
+        if hit and self.clock() < hit[0]:
+            return hit[1]
+        reply = self.send(method, params)
+        result = reply.get("result", {})
+        if result.get("resultType") == "complete" and result.get("ttlMs"):
+            self.store[key] = (self.clock() + result["ttlMs"], reply)
+        return reply
+
+    def notice(self, notification):
+        method, params = notification.get("method", ""), notification.get("params") or {}
+        kinds = {"tools": ["tools/list"], "prompts": ["prompts/list"],
+                 "resources": ["resources/list", "resources/templates/list"]}
+        if method.endswith("/list_changed"):
+            for listed in kinds.get(method.split("/")[1], []):
+                for key in [k for k in self.store if json.loads(k)[0] == listed]:
+                    del self.store[key]
+        if method == "notifications/resources/updated":
+            self.store.pop(json.dumps(["resources/read", {"uri": params.get("uri")}], sort_keys=True), None)
+
+
+RULES_WRONG = [
+    pytest.param(variant("FreshAtExactTtl", fresh_while_equal=True), ("at exactly 5 minutes", "answered from its store"),
+                 id="fresh-at-exactly-ttl"),
+    pytest.param(variant("KeyedByMethod", keyed_by_method=True),
+                 ("your client answered with the reply for 'notes://index'",), id="keyed-by-method"),
+    pytest.param(variant("CachesWithoutTtl", store_without_ttl=True), ("carries no ttlMs",), id="caches-without-ttl"),
+    pytest.param(variant("TtlInSeconds", ttl_in_seconds=True), ("answered from its store",), id="ttl-read-as-seconds"),
+]
+INVALIDATION_WRONG = [
+    pytest.param(variant("Deaf", stale_lists={}, drop_updated=False), ("without the new note", "params.uri"),
+                 id="ignores-notifications"),
+    pytest.param(variant("DropsEverything", drop_everything=True), ("sent tools/list again although no tool changed",),
+                 id="drops-everything"),
+    pytest.param(variant("ListsOnly", drop_updated=False), ("notifications/resources/updated",),
+                 id="updated-ignored"),
+    pytest.param(variant("UpdatedOnly", stale_lists={}), ("answered resources/list from its store",
+                                                      "list_changed"), id="list-changed-ignored"),
+]
+
+
+@pytest.mark.parametrize("client", [pytest.param(CachingClient, id="solution"),
+                                    pytest.param(WrittenDifferently, id="expiry-stored")])
+def test_cache_rules_right_answers_pass(verdict, lab, client):
+    assert verdict(checks.check_cache_rules, client, lab).startswith("✓ Your cache answered tools/list")
+
+
+@pytest.mark.parametrize("client, phrases", RULES_WRONG)
+def test_cache_rules_wrong_answers_name_their_mistake(verdict, lab, client, phrases):
+    out = verdict(checks.check_cache_rules, client, lab)
+    assert fails_naming(out, phrases), out
+
+
+def test_cache_invalidation_right_answer_passes(verdict):
+    assert verdict(checks.check_cache_invalidation, WrittenDifferently).startswith("✓ After a note was created")
+
+
+@pytest.mark.parametrize("client, phrases", INVALIDATION_WRONG)
+def test_cache_invalidation_wrong_answers_name_their_mistake(verdict, client, phrases):
+    out = verdict(checks.check_cache_invalidation, client)
+    assert fails_naming(out, phrases), out

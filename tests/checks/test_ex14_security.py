@@ -3,6 +3,7 @@
 import json
 import re
 import unicodedata
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -16,6 +17,12 @@ RULES = [
     re.compile(r"\b[a-z][a-z0-9+.-]*://", re.I),
     INVISIBLE,
 ]
+# The same rules by name, for the table's flaggers that leave one out.
+RULE_BY_NAME = dict(zip(("markup", "secrecy", "before", "uri", "invisible"), RULES))
+
+
+def fails_naming(out, phrases):
+    return out.startswith("✗") and all(phrase in out for phrase in phrases)
 
 
 @pytest.fixture(scope="module")
@@ -188,3 +195,110 @@ def test_poison_flagger_that_reads_only_the_top_and_the_arguments(verdict, weath
     out = verdict(security.check_poison_flagger, shallow, weather, lab)
     assert out.startswith("✗ On the weather server your function did not flag marine_forecast"), out
     assert "$defs" in out, out
+
+
+# --- 14 task 1 · poisoned descriptions ----------------------------------------------------------------
+
+def descriptions(tool, nested=True):
+    if not nested:
+        return tool.get("description", "")
+    return " ".join(re.findall(r'"description":\s*"((?:[^"\\]|\\.)*)"', json.dumps(tool, ensure_ascii=False)))
+
+
+def flagger(*, rules=tuple(RULE_BY_NAME), nested=True, others=True):
+    def work(reply, other_tools):
+        named = re.compile(r"\b(" + "|".join(map(re.escape, other_tools)) + r")\b") if other_tools else None
+        flagged = set()
+        for tool in reply["result"]["tools"]:
+            text = descriptions(tool, nested)
+            if any(RULE_BY_NAME[rule].search(text) for rule in rules) or (others and named and named.search(text)):
+                flagged.add(tool["name"])
+        return flagged
+    return work
+
+
+FLAG_RIGHT = [
+    pytest.param(flagger(), id="solution"),
+    pytest.param(lambda reply, others: sorted(flagger()(reply, others)), id="a-sorted-list"),
+]
+FLAG_WRONG = [
+    pytest.param(flagger(nested=False), ("did not flag convert_temperature", "inputSchema properties"),
+                 id="top-description-only"),
+    pytest.param(flagger(rules=("markup", "secrecy", "before", "uri")), ("did not flag air_quality",
+                                                                         "invisible tag characters"), id="no-invisible-rule"),
+    pytest.param(flagger(rules=("invisible",), others=False), ("did not flag get_alerts",), id="invisible-only"),
+    pytest.param(lambda reply, others: {t["name"] for t in reply["result"]["tools"]},
+                 ("flagged", "which is harmless"), id="flags-everything"),
+    pytest.param(lambda reply, others: any(INVISIBLE.search(descriptions(t)) for t in reply["result"]["tools"]),
+                 ("return the names of the flagged tools",), id="returns-a-bool"),
+    pytest.param(lambda reply, others: {t["name"] for t in reply["result"]["tools"] if not descriptions(t).isprintable()
+                                        or any(mark in descriptions(t) for mark in ("<", "://"))},
+                 ("did not flag get_alerts", "what it says"), id="shape-not-meaning"),
+]
+
+
+@pytest.mark.parametrize("work", FLAG_RIGHT)
+def test_poison_flagger_right_answers_pass(verdict, weather, lab, work):
+    assert verdict(security.check_poison_flagger, work, weather, lab).startswith("✓ Your function flagged")
+
+
+@pytest.mark.parametrize("work, phrases", FLAG_WRONG)
+def test_poison_flagger_wrong_answers_name_their_mistake(verdict, weather, lab, work, phrases):
+    out = verdict(security.check_poison_flagger, work, weather, lab)
+    assert fails_naming(out, phrases), out
+
+
+# --- 14 task 2 · the Origin and Host guard ------------------------------------------------------------------
+
+def guard(*, host_check=True, origin_check=True, host_codes=(421, 403), refuse_as=int, prefix=False):
+    def work(host, origin, port):
+        local = {f"127.0.0.1:{port}", f"localhost:{port}"}
+        host_ok = host.startswith(("127.0.0.1", "localhost")) if prefix else host in local
+        if host_check and not host_ok:
+            return refuse_as(host_codes[0])
+        origins = {f"http://{name}" for name in local}
+        origin_ok = origin.startswith(("http://127.0.0.1", "http://localhost")) if prefix and origin else (
+            origin is None or origin in origins)
+        if origin_check and not origin_ok:
+            return refuse_as(host_codes[1])
+        return None
+    return work
+
+
+GUARD_RIGHT = [
+    pytest.param(guard(), id="solution"),
+    pytest.param(lambda host, origin, port: (421 if host.rsplit(":", 1) not in (["127.0.0.1", str(port)],
+                                                                              ["localhost", str(port)])
+                                             else 403 if origin and origin != f"http://{host}" else None),
+                 id="origin-compared-with-host"),
+]
+GUARD_WRONG = [
+    pytest.param(guard(refuse_as=str), ("guard returned '4",), id="status-as-text"),
+    pytest.param(guard(host_check=False), ("DNS rebinding", "should answer 421"), id="no-host-check"),
+    pytest.param(guard(origin_check=False), ("a page on another site", "should answer 403"), id="no-origin-check"),
+    pytest.param(guard(host_codes=(403, 421)), ("answered 421, it should answer 403",), id="codes-swapped"),
+    pytest.param(guard(prefix=True), ("a look-alike host name", "prefix test"), id="prefix-tests"),
+    pytest.param(lambda host, origin, port: 403 if origin else None, ("a page this endpoint served", "should answer 200"),
+                 id="every-origin-refused"),
+    pytest.param(lambda host, origin, port: 1 / 0, ("ZeroDivisionError",), id="raises"),
+    pytest.param(lambda host, origin, port: 421 if host.rsplit(":", 1)[0] not in ("127.0.0.1", "localhost") else
+                 403 if origin is not None and urlsplit(origin).hostname not in ("127.0.0.1", "localhost") else None,
+                 ("https at this address", "should answer 403"), id="origin-hostname-only"),
+    pytest.param(lambda host, origin, port: 421 if not host.startswith(("127.0.0.1:", "localhost")) else
+                 403 if origin and origin not in (f"http://127.0.0.1:{port}", f"http://localhost:{port}") else None,
+                 ("Host: localhost.evil.example", "should answer 421"), id="host-prefix-localhost"),
+    pytest.param(lambda host, origin, port: 421 if host not in (f"127.0.0.1:{port}", f"localhost:{port}") else
+                 403 if origin and not origin.startswith(("http://127.0.0.1", "http://localhost:")) else None,
+                 ("Origin: http://127.0.0.1.evil.example", "should answer 403"), id="origin-prefix-127"),
+]
+
+
+@pytest.mark.parametrize("work", GUARD_RIGHT)
+def test_origin_guard_right_answers_pass(verdict, http, work):
+    assert verdict(security.check_origin_guard, work, http).startswith("✓ Your guard served the 3 local requests")
+
+
+@pytest.mark.parametrize("work, phrases", GUARD_WRONG)
+def test_origin_guard_wrong_answers_name_their_mistake(verdict, http, work, phrases):
+    out = verdict(security.check_origin_guard, work, http)
+    assert fails_naming(out, phrases), out

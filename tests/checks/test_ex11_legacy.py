@@ -2,11 +2,16 @@
 
 import copy
 
+import pytest
 
 import checks
 
 PREFIX = "io.modelcontextprotocol/"
 HANDSHAKE = ("initialize", "notifications/initialized")
+
+
+def fails_naming(out, phrases):
+    return out.startswith("✗") and all(phrase in out for phrase in phrases)
 
 
 def envelope_right(initialize):
@@ -192,3 +197,89 @@ def translate_leaving_the_cancel_bare(legacy_frames):
 def test_translation_written_differently(verdict):
     for translate in (translate_with_new_dicts, translate_leaving_the_cancel_bare):
         assert verdict(checks.check_translation, translate).startswith("✓ A 2026-07-28 server gave your 4 requests")
+
+
+# --- 11 task 1 · the envelope from the handshake ----------------------------------------------------------
+
+def envelope_from(*, version="2026-07-28", capabilities=True, info=True, prefix=PREFIX, wrap=False):
+    def work(initialize):
+        params = initialize["params"]
+        envelope = {prefix + "protocolVersion": params["protocolVersion"] if version is None else version,
+                    prefix + "clientCapabilities": params["capabilities"] if capabilities else {}}
+        if info:
+            envelope[prefix + "clientInfo"] = params["clientInfo"]
+        return {"_meta": envelope} if wrap else envelope
+    return work
+
+
+ENVELOPE_RIGHT = [
+    pytest.param(envelope_from(), id="solution"),
+    pytest.param(lambda init: {f"{PREFIX}{key}": value for key, value in [
+        ("protocolVersion", "2026-07-28"), ("clientCapabilities", copy.deepcopy(init["params"]["capabilities"])),
+        ("clientInfo", dict(init["params"]["clientInfo"]))]}, id="comprehension-with-copies"),
+]
+ENVELOPE_WRONG = [
+    pytest.param(envelope_from(version=None), ("names the version '2025-11-25'", "-32022"), id="handshake-version"),
+    pytest.param(envelope_from(capabilities=False), ("clientCapabilities = {}",), id="capabilities-dropped"),
+    pytest.param(envelope_from(wrap=True), ("not the _meta dict itself",), id="returns-a-frame"),
+    pytest.param(envelope_from(prefix=""), ("the key 'protocolVersion'", "prefix"), id="keys-without-prefix"),
+    pytest.param(envelope_from(info=False), ("has no io.modelcontextprotocol/clientInfo",), id="client-info-dropped"),
+]
+
+
+@pytest.mark.parametrize("work", ENVELOPE_RIGHT)
+def test_envelope_from_initialize_right_answers_pass(verdict, work):
+    assert verdict(checks.check_envelope_from_initialize, work).startswith("✓ envelope_from moved")
+
+
+@pytest.mark.parametrize("work, phrases", ENVELOPE_WRONG)
+def test_envelope_from_initialize_wrong_answers_name_their_mistake(verdict, work, phrases):
+    out = verdict(checks.check_envelope_from_initialize, work)
+    assert fails_naming(out, phrases), out
+
+
+# --- 11 task 2 · translate the session -----------------------------------------------------------------------
+
+def translate(*, drop=HANDSHAKE, where="params", renumber=False, envelope=envelope_from(), create_params=True):
+    def work(legacy_frames):
+        meta = envelope(next(f for f in legacy_frames if f["method"] == "initialize"))
+        modern = []
+        for number, frame in enumerate(f for f in legacy_frames if f["method"] not in drop):
+            frame = copy.deepcopy(frame)
+            if where == "top":
+                frame["_meta"] = copy.deepcopy(meta)
+            elif create_params:
+                frame.setdefault("params", {}).setdefault("_meta", {}).update(copy.deepcopy(meta))
+            else:
+                frame["params"].setdefault("_meta", {}).update(copy.deepcopy(meta))
+            if renumber:
+                frame["id"] = number + 1
+            modern.append(frame)
+        return modern
+    return work
+
+
+TRANSLATE_WRONG = [
+    pytest.param(translate(drop=("notifications/initialized",)), ("still hold initialize", "-32600"),
+                 id="initialize-kept"),
+    pytest.param(translate(where="top"), ("error -32602", "_meta goes inside params"), id="envelope-beside-params"),
+    pytest.param(translate(renumber=True), ("have the ids", "matched to the legacy ones by id"), id="ids-renumbered"),
+    pytest.param(translate(envelope=envelope_from(version="2025-11-25")), ("error -32022", "names '2025-11-25'"),
+                 id="legacy-version"),
+    pytest.param(translate(create_params=False), ("raised KeyError", "create them before adding _meta"),
+                 id="params-assumed"),
+    pytest.param(translate(envelope=envelope_from(info=False)), ("carries no io.modelcontextprotocol/clientInfo", "SHOULD say who it is"),
+                 id="client-info-dropped"),
+    pytest.param(translate(envelope=lambda initialize: envelope_from()(checks.LEGACY_SESSION[0])),
+                 ("For another session", "session's own initialize"), id="printed-envelope-hard-coded"),
+]
+
+
+def test_translation_right_answer_passes(verdict):
+    assert verdict(checks.check_translation, translate()).startswith("✓ A 2026-07-28 server gave your 4 requests")
+
+
+@pytest.mark.parametrize("work, phrases", TRANSLATE_WRONG)
+def test_translation_wrong_answers_name_their_mistake(verdict, work, phrases):
+    out = verdict(checks.check_translation, work)
+    assert fails_naming(out, phrases), out
