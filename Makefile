@@ -14,10 +14,17 @@ INSTALLER ?= uv
 LOCK_LAB  := requirements/lab.txt
 LOCK_TEST := requirements/test.txt
 LOCK_UV   := requirements/uv.txt
+# Lesson 22's legacy-only server: an SDK 1.x release of a reference server. Two SDK majors cannot share one
+# environment, so it has a venv and a lock of its own (the `legacy` group in pyproject.toml).
+LOCK_LEGACY  := requirements/legacy.txt
+LEGACY_VENV  := .venv-legacy
+LEGACY_STAMP := $(LEGACY_VENV)/.stamp
 UV_VERSION := $(shell sed -n 's/^uv==\([0-9.]*\).*/\1/p' $(LOCK_UV))
 # A uv already on PATH is used as it is; otherwise the system Python fetches the locked one once per machine.
 UV_HOME ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mcp-on-the-wire/uv-$(UV_VERSION)
 UV ?= $(or $(shell command -v uv 2>/dev/null),$(UV_HOME)/bin/uv)
+FETCH_UV = $(PYTHON) -m pip install --quiet --disable-pip-version-check --no-warn-script-location \
+           --target "$(UV_HOME)" --require-hashes -r $(LOCK_UV) >/dev/null 2>&1
 LOCK_FLAGS = --universal --python-version 3.11.5 --generate-hashes --custom-compile-command "make lock" --quiet \
              $(if $(UPGRADE),--upgrade)
 
@@ -29,13 +36,12 @@ WORKERS ?= 4
 NBVAL = --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg --nbval-cell-timeout=60 -p no:cacheprovider
 SUBMISSIONS ?= submissions
 
-.PHONY: lab test lint test-code test-notebooks outputs exercises bench lock uv-path canary grade nbgrader clean
+.PHONY: lab test lint test-code test-notebooks outputs exercises bench lock uv-path legacy-server canary grade nbgrader clean
 
 # Installs one lock file into .venv (created if missing), then the kit itself without touching its pins.
 # Falls back to pip when uv cannot be had.
 define install_lock
-	@if [ "$(INSTALLER)" = uv ] && { [ -x "$(UV)" ] || $(PYTHON) -m pip install --quiet --disable-pip-version-check \
-	      --no-warn-script-location --target "$(UV_HOME)" --require-hashes -r $(LOCK_UV) >/dev/null 2>&1; }; then \
+	@if [ "$(INSTALLER)" = uv ] && { [ -x "$(UV)" ] || $(FETCH_UV); }; then \
 	  set -e; \
 	  test -x $(PY) || "$(UV)" venv --quiet --python "$(PYTHON)" $(VENV); \
 	  "$(UV)" pip install --quiet --python $(PY) --require-hashes -r $(1); \
@@ -62,13 +68,30 @@ $(TEST_STAMP): $(LOCK_TEST) $(LOCK_LAB) pyproject.toml
 	$(call install_lock,$(LOCK_TEST))
 	touch $(LAB_STAMP) $@
 
+# The legacy venv is made anew from its lock each time the lock changes (exactly the lock, nothing left over).
+$(LEGACY_STAMP): $(LOCK_LEGACY)
+	@rm -rf $(LEGACY_VENV)
+	@if [ "$(INSTALLER)" = uv ] && { [ -x "$(UV)" ] || $(FETCH_UV); }; then \
+	  set -e; \
+	  "$(UV)" venv --quiet --python "$(PYTHON)" $(LEGACY_VENV); \
+	  "$(UV)" pip install --quiet --python $(LEGACY_VENV)/bin/python --require-hashes -r $(LOCK_LEGACY); \
+	else \
+	  set -e; \
+	  echo "installing the legacy server with pip from $(LOCK_LEGACY)"; \
+	  $(PYTHON) -m venv $(LEGACY_VENV); \
+	  $(LEGACY_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --require-hashes -r $(LOCK_LEGACY); \
+	fi
+	touch $@
+
+legacy-server: $(LEGACY_STAMP)
+
 # uv leaves bytecode to the first import. Where PYTHONDONTWRITEBYTECODE is set (CI images often set it),
 # every kernel, worker and lab of a test run would compile its imports again; a test run writes it, once,
 # for the modules it imports (compiling the whole environment ahead would take 16 s on two cores).
 PYTEST = env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest
 
 # Opens lesson 00. No language-server scan at start: the lessons need none, and it spawns npm.
-lab: $(LAB_STAMP) $(LAB_SETTINGS)
+lab: $(LAB_STAMP) $(LAB_SETTINGS) $(LEGACY_STAMP)
 	$(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks --LabApp.default_url=/lab/tree/$(FIRST_LESSON) \
 	  --LanguageServerManager.autodetect=False $(LAB_OPTS)
 
@@ -76,17 +99,17 @@ lab: $(LAB_STAMP) $(LAB_SETTINGS)
 # nbval compares the stored outputs of lessons and solutions; the exercises keep none (their cells were
 # never run), so they only have to run. Four workers on two cores: much of a test's time is spent
 # waiting for a lab to answer. (loadfile keeps each notebook's cells on one worker.)
-test: lint $(TEST_STAMP) $(LAB_SETTINGS)
+test: lint $(TEST_STAMP) $(LAB_SETTINGS) $(LEGACY_STAMP)
 	$(PYTEST) -n $(WORKERS) --dist loadfile --no-loadscope-reorder --nbval $(NBVAL) -o junit_family=xunit1 --junitxml=artifacts/junit-notebooks.xml tests $(LESSONS) $(SOLUTIONS) $(EXERCISES)
 
 # The linter (its rules are in pyproject.toml) before any test runs.
 lint: $(TEST_STAMP)
 	$(VENV)/bin/ruff check .
 
-test-code: $(TEST_STAMP) $(LAB_SETTINGS)
+test-code: $(TEST_STAMP) $(LAB_SETTINGS) $(LEGACY_STAMP)
 	$(PYTEST) -n $(WORKERS) --dist loadfile --no-loadscope-reorder tests
 
-test-notebooks: $(TEST_STAMP)
+test-notebooks: $(TEST_STAMP) $(LEGACY_STAMP)
 	$(PYTEST) -n $(WORKERS) --dist loadfile --no-loadscope-reorder --nbval $(NBVAL) -o junit_family=xunit1 --junitxml=artifacts/junit-notebooks.xml $(LESSONS) $(SOLUTIONS) $(EXERCISES)
 
 # Rewrites requirements/*.txt from pyproject.toml. Versions already locked stay unless a range excludes
@@ -95,11 +118,11 @@ lock: uv-path
 	"$(UV)" pip compile pyproject.toml --extra test $(LOCK_FLAGS) -o $(LOCK_TEST)
 	"$(UV)" pip compile pyproject.toml $(LOCK_FLAGS) -c $(LOCK_TEST) -o $(LOCK_LAB)
 	"$(UV)" pip compile --group pyproject.toml:bootstrap $(LOCK_FLAGS) -o $(LOCK_UV)
+	"$(UV)" pip compile --group pyproject.toml:legacy $(LOCK_FLAGS) -o $(LOCK_LEGACY)
 
 # Prints the uv that make uses, bootstrapping it first if needed (the tests ask for it).
 uv-path:
-	@[ -x "$(UV)" ] || $(PYTHON) -m pip install --quiet --disable-pip-version-check --no-warn-script-location \
-	  --target "$(UV_HOME)" --require-hashes -r $(LOCK_UV) >/dev/null 2>&1
+	@[ -x "$(UV)" ] || $(FETCH_UV)
 	@echo "$(UV)"
 
 # The newest releases pyproject.toml allows, in a throwaway copy: which packages moved, what broke.
@@ -107,7 +130,7 @@ canary: $(LAB_STAMP)
 	$(PY) scripts/canary.py --uv "$(UV)" --python "$(PYTHON)"
 
 # Grades every learner notebook under SUBMISSIONS/ into grades.csv and grades.html there.
-grade: $(LAB_STAMP)
+grade: $(LAB_STAMP) $(LEGACY_STAMP)
 	$(PY) -m checks.grade $(SUBMISSIONS)
 
 # nbgrader source notebooks (the solutions with nbgrader cell metadata) for courses that use nbgrader.
@@ -115,7 +138,7 @@ nbgrader: $(LAB_STAMP)
 	$(PY) scripts/make_exercises.py --nbgrader $(or $(NBGRADER_SOURCE),artifacts/nbgrader/source)
 
 # Re-executes the lessons and solutions and stores their outputs (the nbval expectations).
-outputs: $(TEST_STAMP)
+outputs: $(TEST_STAMP) $(LEGACY_STAMP)
 	$(PY) scripts/refresh_outputs.py $(LESSONS) $(SOLUTIONS)
 
 # Regenerates the learner versions in exercises/ from solutions/.
@@ -126,4 +149,4 @@ bench: $(TEST_STAMP)
 	$(PY) -m bench
 
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) $(LEGACY_VENV) .pytest_cache
