@@ -5,8 +5,10 @@ own name). Every notebook runs in a temporary copy of the lab (checks/, labserve
 limit; on Linux also in its own network namespace (loopback only) and mount namespace, where the
 submissions folder, the other copies and the kit itself cannot be read or changed. The checks write one
 JSON line per verdict (checks.verdict, CHECKS_VERDICT_LOG); a check the notebook never reached gets a
-"not run" row saying why. Writes SUBMISSIONS/grades.csv (learner, exercise, check, verdict, message) and
-SUBMISSIONS/grades.html.
+"not run" row saying why. Writes SUBMISSIONS/grades.csv (learner, exercise, check, verdict, message),
+the same rows as SUBMISSIONS/grades.json (a list of objects with those keys, for a hub or an LMS; `--json`
+also prints it to stdout, with the summary on stderr) and SUBMISSIONS/grades.html. `python -m checks.classroom`
+turns grades.json into what GitHub Classroom and GitLab read.
 
 It lives beside the checks rather than in mcpwire: the toolkit learners import knows nothing of grading.
 """
@@ -184,6 +186,7 @@ def write_reports(rows, folder, notes):
         writer = csv.DictWriter(out, fieldnames=COLUMNS)
         writer.writeheader()
         writer.writerows(rows)
+    (folder / "grades.json").write_text(json.dumps(rows, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     (folder / "grades.html").write_text(summary_html(rows, notes), encoding="utf-8")
 
 
@@ -222,6 +225,7 @@ def main(argv=None):
     parser.add_argument("--timeout", type=int, default=300, help="seconds per notebook (default 300)")
     parser.add_argument("--cell-timeout", type=int, default=60, help="seconds per cell (default 60)")
     parser.add_argument("--jobs", type=int, default=2, help="notebooks graded at once (default 2)")
+    parser.add_argument("--json", action="store_true", help="print the rows as JSON on stdout (the summary goes to stderr)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--hide", help=argparse.SUPPRESS)
     parser.add_argument("--hide-base", help=argparse.SUPPRESS)
@@ -248,10 +252,13 @@ def main(argv=None):
         shutil.rmtree(base, ignore_errors=True)
     write_reports(rows, args.submissions, notes)
     average = sum(times) / len(times) if times else 0
+    summary = sys.stderr if args.json else sys.stdout
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False))
     print(f"graded {len(submissions)} notebook(s), {average:.1f} s each on average: "
-          f"{args.submissions / 'grades.csv'} and {args.submissions / 'grades.html'}")
+          f"{args.submissions / 'grades.csv'}, grades.json and grades.html there", file=summary)
     for note in notes:
-        print(note)
+        print(note, file=summary)
     return 0
 
 

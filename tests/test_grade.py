@@ -5,6 +5,7 @@ read the rows an instructor would read.
 """
 
 import csv
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -84,6 +85,11 @@ def graded(tmp_path_factory):
         _, err = run.communicate(timeout=900)
         assert run.returncode == 0, err[-3000:]
     return folder, read_rows(folder) + read_rows(endless)
+
+
+def test_grades_json_has_the_rows_of_the_csv(graded):
+    folder, _ = graded
+    assert json.loads((folder / "grades.json").read_text(encoding="utf-8")) == read_rows(folder)
 
 
 def rows_of(graded, learner):
