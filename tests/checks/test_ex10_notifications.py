@@ -1,4 +1,4 @@
-"""Exercise 10 checks: progress fractions and a cancelled call; the right answers pass, typical mistakes are explained."""
+"""Exercise 10, tasks 1 and 2 (progress fractions, cancel a slow call): right answers pass, wrong ones name their mistake."""
 
 import time
 from fractions import Fraction
@@ -13,13 +13,13 @@ def stub(*args):
     raise NotImplementedError("your code here")
 
 
-def progress_fractions(messages, token):
+def progress_fractions_right(messages, token):
     return [m["params"]["progress"] / m["params"]["total"] if "total" in m["params"] else None for m in messages
             if m.get("method") == "notifications/progress" and m["params"].get("progressToken") == token]
 
 
 def test_fractions_right(verdict, lab, http):
-    assert verdict(checks.check_progress_fractions, progress_fractions, lab, http).startswith("✓ progress_fractions followed")
+    assert verdict(checks.check_progress_fractions, progress_fractions_right, lab, http).startswith("✓ progress_fractions followed")
 
 
 def test_fractions_stub(verdict, lab, http):
@@ -43,7 +43,7 @@ def test_fractions_that_trust_every_message(verdict, lab, http):
 
 def test_fractions_as_percentages(verdict, lab, http):
     def percent(messages, token):
-        return [100 * f for f in progress_fractions(messages, token)]
+        return [100 * f for f in progress_fractions_right(messages, token)]
     assert "a fraction runs from 0 to 1" in verdict(checks.check_progress_fractions, percent, lab, http)
 
 
@@ -196,3 +196,107 @@ def test_cancel_right_written_differently(verdict, variant):
 def test_cancel_wrong_names_its_mistake(verdict, variant, phrase):
     out = verdict(checks.check_cancel, cancel_variant(variant))
     assert out.startswith("✗") and phrase in out, out
+
+
+def fails_naming(out, phrases):
+    return out.startswith("✗") and all(phrase in out for phrase in phrases)
+
+
+# --- 10 task 1 · progress fractions ----------------------------------------------------------------------------
+
+def progress_fractions(*, token_check=True, method_check=True, scale=1, divide=True, use_get=True):
+    def work(messages, token):
+        fractions = []
+        for message in messages:
+            params = (message.get("params") or {}) if use_get else message["params"]
+            if method_check and message.get("method") != "notifications/progress":
+                continue
+            if token_check and params.get("progressToken") != token:
+                continue
+            if "progress" not in params:
+                continue
+            if divide and "total" not in params:  # the spec lets a server leave total out: no fraction then
+                fractions.append(None)
+                continue
+            fractions.append(scale * (params["progress"] / params["total"] if divide else params["progress"]))
+        return fractions
+    return work
+
+
+FRACTIONS_RIGHT = [
+    pytest.param(progress_fractions(), id="solution"),
+    pytest.param(lambda messages, token: [m["params"]["progress"] / m["params"]["total"] if "total" in m["params"] else None
+                                          for m in messages if m.get("method") == "notifications/progress"
+                                          and m["params"]["progressToken"] == token], id="comprehension"),
+]
+FRACTIONS_WRONG = [
+    pytest.param(progress_fractions(token_check=False), ("fractions; the token 'a' has", "progressToken equals token"),
+                 id="every-token"),
+    pytest.param(progress_fractions(divide=False), ("params.progress itself",), id="progress-not-divided"),
+    pytest.param(progress_fractions(scale=100), ("a percentage",), id="percentages"),
+    pytest.param(progress_fractions(use_get=False), ("raised KeyError",), id="reads-params-of-a-response"),
+    pytest.param(lambda messages, token: [m["params"]["progress"] / m["params"]["total"] for m in messages
+                                          if str((m.get("params") or {}).get("progressToken")) == token],
+                 ("token 7",), id="token-compared-as-text"),
+    pytest.param(lambda messages, token: None, ("returned None",), id="returns-nothing"),
+]
+
+
+@pytest.mark.parametrize("work", FRACTIONS_RIGHT)
+def test_progress_fractions_right_answers_pass(verdict, lab, http, work):
+    assert verdict(checks.check_progress_fractions, work, lab, http).startswith("✓ progress_fractions followed")
+
+
+@pytest.mark.parametrize("work, phrases", FRACTIONS_WRONG)
+def test_progress_fractions_wrong_answers_name_their_mistake(verdict, lab, http, work, phrases):
+    out = verdict(checks.check_progress_fractions, work, lab, http)
+    assert fails_naming(out, phrases), out
+
+
+# --- 10 task 2 · cancel a slow call --------------------------------------------------------------------------------
+
+def cancel_slow_call(*, pause=300, token=True, wait_running=True, name="id", cancel_as="notification",
+                     wait_timeout=1, next_request=True):
+    def work(wire):
+        meta = {"progressToken": "slow-progress"} if token else None
+        slow = frames.request("tools/call", {"name": "reindex", "arguments": {"pause_ms": pause}}, id="slow-call",
+                              meta=meta)
+        wire.write(slow)
+        if wait_running:
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline and not any(
+                    n.get("method") == "notifications/progress" for n in wire.notifications):
+                time.sleep(0.01)
+        named = {"id": "slow-call", "token": "slow-progress"}[name]
+        if cancel_as == "notification":
+            wire.send(frames.notification("notifications/cancelled", {"requestId": named}))
+        else:
+            wire.write(frames.request("notifications/cancelled", {"requestId": named}, id="cancel"))
+        try:
+            late = wire.wait("slow-call", timeout=wait_timeout)
+        except WireTimeout:
+            late = None
+        return late, (wire.request("server/discover") if next_request else None)
+    return work
+
+
+CANCEL_WRONG = [
+    pytest.param(cancel_slow_call(name="token"), ("does not name the call", "progressToken of the call"),
+                 id="names-the-token"),
+    pytest.param(cancel_slow_call(cancel_as="request"), ("has an id, which makes it a request",), id="cancel-as-request"),
+    pytest.param(cancel_slow_call(pause=10), ("pause_ms 10",), id="too-fast-to-catch"),
+    pytest.param(cancel_slow_call(token=False, wait_running=False), ("no progressToken",), id="no-token"),
+    pytest.param(cancel_slow_call(wait_timeout=60), ("still running after",), id="waits-for-ever"),
+    pytest.param(cancel_slow_call(next_request=False), ("not the reply to a request sent after the cancel",),
+                 id="no-next-request"),
+]
+
+
+def test_cancel_right_answer_passes(verdict):
+    assert verdict(checks.check_cancel, cancel_slow_call()).startswith("✓ The server stopped your reindex")
+
+
+@pytest.mark.parametrize("work, phrases", CANCEL_WRONG)
+def test_cancel_wrong_answers_name_their_mistake(verdict, work, phrases):
+    out = verdict(checks.check_cancel, work)
+    assert fails_naming(out, phrases), out

@@ -1,0 +1,233 @@
+"""Exercise 05's checks (search then read; result, tool error or protocol error): right answers pass, wrong ones name their mistake."""
+
+import pytest
+
+import checks
+
+
+def stub(*args):
+    raise NotImplementedError("your code here")
+
+
+# --- task 1: search, then read the best hit ------------------------------------------------------
+
+def tags_of_best(call_tool, topic, *, limit=1, note_argument="note_id", check_empty=True):
+    arguments = {"query": topic} if limit is None else {"query": topic, "limit": limit}
+    hits = call_tool("search_notes", arguments)["result"]["structuredContent"]["hits"]
+    if check_empty and not hits:
+        return None
+    note = call_tool("read_note", {note_argument: hits[0]["id"]})
+    return note["result"]["structuredContent"]["tags"]
+
+
+def test_search_then_read_right(verdict, lab):
+    out = verdict(checks.check_search_then_read, tags_of_best, lab)
+    assert out.startswith("✓ best_note_tags asked search_notes for one hit") and "'zebrafish' → None" in out
+
+
+def test_search_then_read_with_a_string_limit(verdict, lab):
+    out = verdict(checks.check_search_then_read, lambda call, topic: tags_of_best(call, topic, limit="1"), lab)
+    assert out.startswith("✗") and "'1' is not of type 'integer'" in out and "pydantic converts it" in out
+
+
+def test_search_then_read_asking_for_the_default_five(verdict, lab):
+    out = verdict(checks.check_search_then_read, lambda call, topic: tags_of_best(call, topic, limit=None), lab)
+    assert out.startswith("✗") and "no limit (the default is 5)" in out
+
+
+def test_search_then_read_with_a_wrong_argument_name(verdict, lab):
+    out = verdict(checks.check_search_then_read, lambda call, topic: tags_of_best(call, topic, note_argument="id"), lab)
+    assert out.startswith("✗") and "'note_id' is a required property" in out and "tool error result" in out
+
+
+def test_search_then_read_without_handling_no_hits(verdict, lab):
+    out = verdict(checks.check_search_then_read, lambda call, topic: tags_of_best(call, topic, check_empty=False), lab)
+    assert out.startswith("✗ For the topic 'zebrafish'") and "IndexError" in out and "return None" in out
+
+
+# --- task 2: a result, a tool error or a protocol error ----------------------------------------------
+
+def classify_right(message):
+    if "error" in message:
+        return ("protocol error", message["error"]["code"])
+    result = message["result"]
+    if result.get("isError", False):
+        return ("tool error", "\n".join(block.get("text", "") for block in result.get("content", [])))
+    return ("result", result.get("structuredContent"))
+
+
+def classify_by_error_member_only(message):
+    if "error" in message:
+        return ("protocol error", message["error"]["code"])
+    return ("result", message["result"].get("structuredContent"))
+
+
+def classify_with_brackets(message):
+    if message["result"]["isError"]:
+        return ("tool error", message["result"]["content"][0]["text"])
+    return ("result", message["result"]["structuredContent"])
+
+
+def classify_with_text_for_results(message):
+    kind, detail = classify_right(message)
+    return (kind, message["result"]["content"][0]["text"]) if kind == "result" else (kind, detail)
+
+
+def test_reply_kinds_right(verdict, lab):
+    assert verdict(checks.check_reply_kinds, classify_right, lab).startswith("✓ classify sorted all 12 replies")
+
+
+def test_reply_kinds_missing_is_error(verdict, lab):
+    out = verdict(checks.check_reply_kinds, classify_by_error_member_only, lab)
+    assert out.startswith("✗ The check sent sync_notes") and "this is a 'tool error'" in out and "isError" in out
+
+
+def test_reply_kinds_crashing_on_an_error_reply(verdict, lab):
+    out = verdict(checks.check_reply_kinds, classify_with_brackets, lab)
+    assert "classify raised KeyError: 'result'" in out and '"code":-32602' in out
+
+
+def test_reply_kinds_text_instead_of_structured_content(verdict, lab):
+    out = verdict(checks.check_reply_kinds, classify_with_text_for_results, lab)
+    assert out.startswith("✗") and "found the kind ('result')" in out and "structuredContent" in out
+
+
+# --- unfinished work ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("check, answer", [
+    (checks.check_search_then_read, stub), (checks.check_search_then_read, None),
+    (checks.check_reply_kinds, stub),
+], ids=["search-stub", "search-none", "classify-stub"])
+def test_an_unfinished_task_is_not_done_yet(verdict, lab, check, answer):
+    assert verdict(check, answer, lab).startswith("not done yet:")
+
+
+def fails_naming(out, phrases):
+    return out.startswith("✗") and all(phrase in out for phrase in phrases)
+
+
+# --- 05 task 1 · search, then read the best hit ---------------------------------------------------------
+
+def best_note_tags(*, query_key="query", limit=1, read="read_note", argument="note_id", empty_check=True,
+                   from_hit=False, calls_after=0):
+    def work(call_tool, topic):
+        search = {query_key: topic} if limit is None else {query_key: topic, "limit": limit}
+        hits = call_tool("search_notes", search)["result"]["structuredContent"]["hits"]
+        if empty_check and not hits:
+            return None
+        if from_hit:
+            return hits[0].get("tags")
+        for _ in range(calls_after):
+            call_tool("search_notes", search)
+        note = call_tool(read, {argument: hits[0]["id"]})
+        return note["result"]["structuredContent"]["tags"]
+    return work
+
+
+def best_note_tags_written_differently(call_tool, topic):
+    found = call_tool("search_notes", {"limit": 1, "query": topic})["result"]["structuredContent"]
+    for hit in found["hits"]:
+        return list(call_tool("read_note", {"note_id": hit["id"]})["result"]["structuredContent"]["tags"])
+    return None
+
+
+SEARCH_RIGHT = [
+    pytest.param(best_note_tags(), id="solution"),
+    pytest.param(best_note_tags_written_differently, id="loop-over-hits"),
+]
+SEARCH_WRONG = [
+    pytest.param(best_note_tags(limit=None), ("no limit (the default is 5)",), id="no-limit"),
+    pytest.param(best_note_tags(limit="1"), ("'1' is not of type 'integer'",), id="limit-as-text"),
+    pytest.param(best_note_tags(limit=0), ("less than the minimum",), id="limit-zero"),
+    pytest.param(best_note_tags(query_key="q"), ("'query' is a required property",), id="query-misnamed"),
+    pytest.param(best_note_tags(argument="id"), ("'note_id' is a required property",), id="note-id-misnamed"),
+    pytest.param(best_note_tags(read="get_note"), ("a tool named 'get_note'",), id="tool-misnamed"),
+    pytest.param(best_note_tags(empty_check=False), ("'zebrafish'", "IndexError", "return None"), id="no-hits-unhandled"),
+    pytest.param(best_note_tags(from_hit=True), ("read the hit with read_note",), id="tags-from-the-hit"),
+    pytest.param(best_note_tags(calls_after=5), ("called tools 6 times",), id="too-many-calls"),
+    pytest.param(lambda call_tool, topic: (lambda tags: tags if tags is None else tuple(tags))(
+        best_note_tags()(call_tool, topic)), ("a tuple of the right tags, not a list",), id="tags-as-tuple"),
+    pytest.param(lambda call_tool, topic: best_note_tags()(call_tool, topic.split()[0]),
+                 ("You searched for 'spindle', not for the topic",), id="first-word-of-the-topic"),
+]
+
+
+@pytest.mark.parametrize("work", SEARCH_RIGHT)
+def test_search_then_read_right_answers_pass(verdict, lab, work):
+    assert verdict(checks.check_search_then_read, work, lab).startswith("✓")
+
+
+@pytest.mark.parametrize("work, phrases", SEARCH_WRONG)
+def test_search_then_read_wrong_answers_name_their_mistake(verdict, lab, work, phrases):
+    out = verdict(checks.check_search_then_read, work, lab)
+    assert fails_naming(out, phrases), out
+
+
+# --- 05 task 2 · result, tool error or protocol error ------------------------------------------------------
+
+def classify(*, is_error_default=False, joiner="\n", detail_text=False, pair=tuple, get_error=True):
+    def work(message):
+        if (get_error and "error" in message) or (not get_error and message.get("result") is None):
+            return pair(("protocol error", message["error"]["code"]))
+        result = message["result"]
+        if result.get("isError", is_error_default):
+            return pair(("tool error", joiner.join(block.get("text", "") for block in result.get("content", []))))
+        if detail_text:
+            return pair(("result", result["content"][0]["text"]))
+        return pair(("result", result.get("structuredContent")))
+    return work
+
+
+CLASSIFY_RIGHT = [
+    pytest.param(classify(), id="solution"),
+    pytest.param(classify(pair=list), id="a-list-pair"),
+    pytest.param(classify(get_error=False), id="tested-through-result"),
+]
+CLASSIFY_WRONG = [
+    pytest.param(classify(is_error_default=True), ("classify said 'tool error'", "leaves out isError"),
+                 id="missing-isError-taken-as-true"),
+    pytest.param(classify(joiner=" "), ("two blocks", "joined by newlines"), id="texts-joined-by-space"),
+    pytest.param(classify(detail_text=True), ("structuredContent",), id="text-instead-of-structured"),
+    pytest.param(lambda m: ("protocol error", m["error"]["code"]) if "error" in m else ("result", m["result"]["structuredContent"]),
+                 ("raised KeyError: 'structuredContent'", "isError true"), id="tool-errors-forgotten"),
+    pytest.param(lambda m: ("tool error", m["error"]["message"]) if "error" in m else classify()(m),
+                 ("this is a 'protocol error'", "no tool ran"), id="protocol-error-taken-for-a-tool-error"),
+    pytest.param(lambda m: ("result" if "result" in m else "protocol error",), ("return a pair",), id="one-tuple"),
+    pytest.param(lambda m: classify()(m) if "error" not in m else ("protocol error", str(m["error"]["code"])),
+                 ("expected -32", "an integer"), id="code-as-text"),
+    pytest.param(lambda m: classify()(m) if "error" in m else (
+        ("result", m["result"]["structuredContent"]) if "structuredContent" in m["result"]
+        else ("tool error", "\n".join(block.get("text", "") for block in m["result"]["content"]))),
+        ("night_report", "this is a 'result'", "structuredContent is optional"), id="sorted-by-structured-content"),
+    pytest.param(lambda m: classify()(m) if "error" in m else (
+        ("result", m["result"]["structuredContent"]) if "structuredContent" in m["result"]
+        else ("tool error", "\n".join(block["text"] for block in m["result"]["content"]))),
+        ("night_report", "raised KeyError: 'text'", "no structuredContent", "not every block", "Decide the kind by isError"),
+        id="sorted-by-structured-content-reading-text-of-every-block"),
+    pytest.param(lambda m: classify()(m) if "error" in m or m["result"].get("isError") else (
+        "result", m["result"]["structuredContent"]),
+        ("night_report", "raised KeyError: 'structuredContent'", "no outputSchema", ".get()"),
+        id="structured-content-read-as-required"),
+    pytest.param(lambda m: classify()(m) if "error" in m else (
+        ("tool error", "\n".join(block.get("text", "") for block in m["result"]["content"]))
+        if m["result"]["content"][0].get("text", "").startswith(("Error", "Unknown tool"))
+        else ("result", m["result"].get("structuredContent"))),
+        ("does not start with", "this is a 'tool error'", "wording"), id="sorted-by-error-text"),
+]
+
+
+@pytest.mark.parametrize("work", CLASSIFY_RIGHT)
+def test_reply_kinds_right_answers_pass(verdict, lab, work):
+    assert verdict(checks.check_reply_kinds, work, lab).startswith("✓ classify sorted all 12 replies")
+
+
+@pytest.mark.parametrize("work, phrases", CLASSIFY_WRONG)
+def test_reply_kinds_wrong_answers_name_their_mistake(verdict, lab, work, phrases):
+    out = verdict(checks.check_reply_kinds, work, lab)
+    assert fails_naming(out, phrases), out
+
+
+def test_a_long_detail_is_cut_the_same_way_on_both_sides(verdict, lab):
+    out = verdict(checks.check_reply_kinds, classify(joiner=" | "), lab)
+    detail_line = out.splitlines()[0]
+    assert detail_line.count("characters in all") in (0, 2) and detail_line.count("'") % 2 == 0, out
