@@ -7,6 +7,7 @@ what the authorization server and the MCP server answered.
 
 import base64
 import hashlib
+import re
 import secrets
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
@@ -20,6 +21,13 @@ from .verdict import failed, not_done, passed, short, shown
 CLIENT_ID = "notes-notebook"
 REDIRECT_URI = "http://127.0.0.1/callback"
 SEARCH = frames.request("tools/call", {"name": "search_notes", "arguments": {"query": "sleep"}}, id=1)
+PARAMETERS = ("response_type", "client_id", "redirect_uri", "code_challenge", "code_challenge_method", "state", "scope",
+              "resource")
+# Values that are not valid in a query as they are: a space between two scopes, and a state that carries a small
+# query of its own (RFC 6749 allows any printable ASCII in state), so that an unencoded '&' or '=' shows.
+TWO_SCOPES = "notes:read notes:write"
+STATE_WITH_A_QUERY = "return=/notes&tab=2"
+FORM_FIELDS = ("code_verifier", "redirect_uri", "grant_type", "client_id", "resource", "code")
 
 
 def s256(verifier):
@@ -69,13 +77,16 @@ class _Lab:
         return self.web.post(self.metadata["token_endpoint"], data=form)
 
     def tokens_for(self, scopes):
+        """(the token endpoint's JSON, None) for these scopes, or (None, why the authorization server refused)."""
         verifier, state = secrets.token_urlsafe(48), secrets.token_urlsafe(16)
         query = {"response_type": "code", "client_id": CLIENT_ID, "redirect_uri": REDIRECT_URI, "state": state,
                  "code_challenge": s256(verifier), "code_challenge_method": "S256", "scope": " ".join(scopes),
                  "resource": self.wire.url}
-        answer, _ = self.approve(f"{self.metadata['authorization_endpoint']}?{urlencode(query)}")
+        answer, refusal = self.approve(f"{self.metadata['authorization_endpoint']}?{urlencode(query)}")
+        if answer is None or "code" not in answer:
+            return None, refusal or "a redirect without a code"
         return self.token({"grant_type": "authorization_code", "code": answer["code"], "redirect_uri": REDIRECT_URI,
-                           "client_id": CLIENT_ID, "code_verifier": verifier, "resource": self.wire.url}).json()
+                           "client_id": CLIENT_ID, "code_verifier": verifier, "resource": self.wire.url}).json(), None
 
 
 def check_authorization_request(build, wire):
@@ -165,7 +176,46 @@ def check_authorization_request(build, wire):
         failed("the authorization server did not give a code for notes:read", server=refusal or f"scope {query.get('scope')!r}",
                hint="Check response_type, client_id, redirect_uri and scope against the lesson's step 5.")
         return
-    passed("S256 challenge, state, scope and resource: the lab answered with a code")
+    if not _form_encoded(build, lab, verifier):
+        return
+    passed("S256 challenge, state, scope and resource: the lab answered with a code; values that need encoding (two "
+           "scopes, a URL, a state with '&' and '=') are form-encoded")
+
+
+def _form_encoded(build, lab, verifier):
+    """Whether the URL built for two scopes and a state with a query in it keeps each value whole (RFC 6749 App. B).
+
+    Judged on the URL's raw query, as the learner wrote it: httpx, a browser and the lab's server repair a space,
+    and ':' and '/' read the same either way, so what the lab answers cannot tell an encoded URL from a bare one.
+    """
+    outcome = attempt(build, lab.metadata, lab.wire.url, TWO_SCOPES, verifier, STATE_WITH_A_QUERY)
+    if outcome.error is not None or not isinstance(outcome.value, str):
+        failed(f"given the scope {TWO_SCOPES!r} and the state {STATE_WITH_A_QUERY!r}, authorization_request gave "
+               f"{outcome.error_text or short(outcome.value)}")
+        return False
+    raw = urlsplit(outcome.value).query
+    wanted = {"scope": TWO_SCOPES, "state": STATE_WITH_A_QUERY, "resource": lab.wire.url, "redirect_uri": REDIRECT_URI}
+    problems = []
+    for piece in raw.split("&"):
+        name, equals, value = piece.partition("=")
+        if name not in PARAMETERS:
+            problems.append(f"a piece {piece!r} that is no parameter: an '&' inside a value cut it off")
+        elif name in wanted and (" " in value or "://" in value or "=" in value):
+            bare = [what for what, mark in (("a space", " "), ("'://'", "://"), ("'='", "=")) if mark in value]
+            problems.append(f"{name}={value} ({' and '.join(bare)} as it is)")
+    decoded = dict(parse_qsl(raw))
+    problems += [f"{name} reads back as {decoded.get(name)!r}, not {value!r}" for name, value in wanted.items()
+                 if decoded.get(name) != value and not any(p.startswith((f"{name}=", "a piece")) for p in problems)]
+    if not problems:
+        return True
+    failed(f"the query is not form-encoded: given the scope {TWO_SCOPES!r} and the state {STATE_WITH_A_QUERY!r}, "
+           f"your URL has {'; '.join(problems[:3])}",
+           server="not asked: a browser or httpx percent-encodes a raw space before it sends the URL, so no server "
+                  "sees what you wrote; an '&' or '=' inside a value still splits it into other parameters",
+           hint="RFC 6749 (section 4.1.1 and appendix B) adds the parameters to the query in the "
+                "application/x-www-form-urlencoded format: each value percent-encoded, a space as '+' or %20.",
+           more="urllib.parse.urlencode(query) encodes every value of a dict; an f-string encodes none.")
+    return False
 
 
 def check_accept_redirect(accept, issuer="http://127.0.0.1:9999"):
@@ -232,7 +282,8 @@ def check_token_request(form_for, wire):
     form = outcome.value
     reply = lab.token(form)
     if reply.status_code != 200:
-        failed("the token endpoint refused the form", server=f"HTTP {reply.status_code} {short(reply.text)}",
+        failed(f"the token endpoint refused the form: {_refused_field(form, reply)}",
+               server=f"HTTP {reply.status_code} {short(reply.text)}",
                hint="grant_type, code, redirect_uri, client_id and code_verifier all travel in the form.")
         return
     if form.get("resource") != lab.wire.url:
@@ -256,24 +307,67 @@ def check_token_request(form_for, wire):
     passed("the token endpoint gave a token, and search_notes answered 200 with it")
 
 
+def _refused_field(form, reply):
+    """The form field the token endpoint's error names, and whether the form has it."""
+    try:
+        said = str(reply.json().get("error_description") or "")
+    except ValueError:
+        said = reply.text
+    # In this order: 'code' is also inside 'authorization_code' and 'code_verifier'.
+    field = next((name for name in FORM_FIELDS if re.search(rf"\b{name}\b", said)), None)
+    if field is None:
+        return "it names no field"
+    if field not in form:
+        return f"the form has no {field}"
+    return f"it refused {field} {shown(form[field], 60)}"
+
+
+def _asked(outcome):
+    """The learner's scopes as a list, or None when the answer is not a list of scopes."""
+    if outcome.error is None and isinstance(outcome.value, (list, tuple, set)):
+        return list(outcome.value)
+    return None
+
+
+def _not_a_list(outcome):
+    if outcome.error is None and isinstance(outcome.value, str):
+        joined = " ".join(outcome.value.split()) == outcome.value and " " in outcome.value
+        failed(f"step_up_scopes returned the text {outcome.value!r}; return a list, one scope per item",
+               hint=("You split the scopes and joined them again: return the list itself." if joined else
+                     "The header is text: read its scope parameter, then split it on spaces."))
+        return
+    failed(f"step_up_scopes should return a list of scopes; it gave {outcome.error_text or short(outcome.value)}",
+           hint="The header is text: read its scope parameter, then split it on spaces.")
+
+
+def _refused_scopes(lab, scopes, refusal):
+    unknown = [scope for scope in scopes if scope not in lab.metadata.get("scopes_supported", [])]
+    spilled = any('"' in scope or "=" in scope for scope in unknown)
+    refused = ", ".join(map(repr, unknown[:2])) + (f" and {len(unknown) - 2} more" if len(unknown) > 2 else "")
+    failed(f"you would ask for {shown(scopes, 120)}: the authorization server refused {refused or 'them'}",
+           server=refusal,
+           hint=("Those are pieces of the header after the scope parameter: your pattern read past its closing "
+                 "quote. Match up to the next quote ([^\"]*), or use mcpwire.oauth.parse_challenge."
+                 if spilled else "Ask for the scopes the challenge names and the ones you had, nothing else."))
+
+
 def check_step_up(step_up, wire):
     """Task 4: `step_up(granted, www_authenticate)` returns the scopes to ask for after a 403."""
     if missing(step_up):
         not_done("write step_up_scopes(...)")
         return
     lab = _Lab(wire)
-    read = lab.tokens_for(["notes:read"])["access_token"]
+    read = lab.tokens_for(["notes:read"])[0]["access_token"]
     create = frames.request("tools/call", {"name": "create_note", "arguments": {"title": "Check 12", "body": "b"}}, id=2)
     header = lab.post(create, read).headers.get("www-authenticate", "")
     outcome = attempt(step_up, ["notes:read"], header)
     if outcome.not_done:
         not_done("step_up_scopes still raises NotImplementedError.")
         return
-    if outcome.error is not None or not isinstance(outcome.value, (list, tuple, set)):
-        failed(f"step_up_scopes should return a list of scopes; it gave {outcome.error_text or short(outcome.value)}",
-               hint="The header is text: read its scope parameter, then split it on spaces.")
+    scopes = _asked(outcome)
+    if scopes is None:
+        _not_a_list(outcome)
         return
-    scopes = list(outcome.value)
     if not all(isinstance(s, str) and s and " " not in s for s in scopes):
         failed(f"each scope should be one word; got {short(scopes)}", hint="Split the scope parameter on spaces.")
         return
@@ -281,7 +375,11 @@ def check_step_up(step_up, wire):
         failed(f"the challenged scope is missing: you would ask for {scopes}",
                server=f"403 with {short(header)}", hint="The 403's scope parameter names what create_note needs.")
         return
-    token = lab.tokens_for(scopes)["access_token"]
+    tokens, refusal = lab.tokens_for(scopes)
+    if tokens is None:
+        _refused_scopes(lab, scopes, refusal)
+        return
+    token = tokens["access_token"]
     if "notes:read" not in scopes:
         search = lab.post(SEARCH, token)
         failed(f"scope dropped on step-up: you would ask for {scopes}",
@@ -294,7 +392,7 @@ def check_step_up(step_up, wire):
         return
     first = lab.post(SEARCH).headers.get("www-authenticate", "")
     outcome = attempt(step_up, [], first)
-    asked = list(outcome.value) if outcome.error is None and isinstance(outcome.value, (list, tuple, set)) else None
+    asked = _asked(outcome)
     if asked is None or sorted(asked) != ["notes:read"]:
         failed(f"with no scopes yet and a 401 that names notes:read, you would ask for "
                f"{outcome.error_text or short(asked)}",
@@ -303,7 +401,7 @@ def check_step_up(step_up, wire):
         return
     # Other grants than the lab's flow gives: the union has to come from granted, and hold each scope once.
     outcome = attempt(step_up, ["notes:write"], first)
-    asked = list(outcome.value) if outcome.error is None and isinstance(outcome.value, (list, tuple, set)) else None
+    asked = _asked(outcome)
     if asked is None or sorted(asked) != ["notes:read", "notes:write"]:
         failed(f"with notes:write granted and a 401 that names notes:read, you would ask for "
                f"{outcome.error_text or short(asked)}",
@@ -311,12 +409,24 @@ def check_step_up(step_up, wire):
                hint="The scopes you had are in the union too, whichever they are: read them from granted.")
         return
     outcome = attempt(step_up, ["notes:read", "notes:write"], header)
-    asked = list(outcome.value) if outcome.error is None and isinstance(outcome.value, (list, tuple, set)) else None
+    asked = _asked(outcome)
     if asked is None or sorted(asked) != ["notes:read", "notes:write"]:
         repeated = asked is not None and sorted(set(asked)) == ["notes:read", "notes:write"]
         failed(f"{'a scope appears twice: ' if repeated else ''}with notes:read and notes:write granted and the 403 "
                f"that names notes:write, you would ask for {outcome.error_text or short(asked)}",
                server=f"403 with {short(header)}",
                hint="The union holds each scope once, also when the challenge names one you already had.")
+        return
+    # A challenge may name several scopes, space-separated (RFC 6750 section 3); the lab's each name one.
+    both = re.sub(r'scope="[^"]*"', f'scope="{TWO_SCOPES}"', header)
+    outcome = attempt(step_up, [], both)
+    asked = _asked(outcome)
+    if asked is None or sorted(asked) != sorted(TWO_SCOPES.split()):
+        failed(f"with no scopes yet and a 403 whose scope parameter names two scopes, {TWO_SCOPES!r}, you would ask "
+               f"for {outcome.error_text or shown(asked if asked is not None else outcome.value)}",
+               server=f"403 with {short(both)}",
+               hint=("One item holds both scopes: the scope parameter is a space-separated list, so split it on "
+                     "spaces." if asked is not None and TWO_SCOPES in asked else
+                     "The scope parameter is a space-separated list: each of its scopes is one item."))
         return
     passed(f"step-up asks for {' '.join(scopes)}: create_note and search_notes both answer 200")

@@ -5,8 +5,9 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
-from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
+from urllib.parse import parse_qs, quote, quote_plus, unquote, urlencode, urlsplit
 
+import httpx
 import pytest
 
 import checks
@@ -47,6 +48,45 @@ def request_url_by_hand(metadata, resource, scope, verifier, state):
     return metadata["authorization_endpoint"] + "?" + "&".join(f"{k}={quote(v, safe='')}" for k, v in pairs)
 
 
+def request_url_with_httpx(metadata, resource, scope, verifier, state):
+    # Right, written differently: httpx builds the query from a dict (a space as '+').
+    return str(httpx.URL(metadata["authorization_endpoint"], params={
+        "response_type": "code", "client_id": CLIENT_ID, "redirect_uri": REDIRECT_URI, "state": state, "scope": scope,
+        "code_challenge": challenge_of(verifier), "code_challenge_method": "S256", "resource": resource}))
+
+
+def request_url_quoted_with_slashes(metadata, resource, scope, verifier, state):
+    # Right, written differently: quote()'s default keeps '/', and quote_plus for the scope; both decode the same.
+    pairs = {"response_type": "code", "client_id": CLIENT_ID, "redirect_uri": quote(REDIRECT_URI),
+             "code_challenge": challenge_of(verifier), "code_challenge_method": "S256", "state": quote(state),
+             "scope": quote_plus(scope), "resource": quote(resource)}
+    return metadata["authorization_endpoint"] + "?" + "&".join(f"{k}={v}" for k, v in pairs.items())
+
+
+def request_url_by_f_string(metadata, resource, scope, verifier, state):
+    endpoint = metadata["authorization_endpoint"]
+    return (f"{endpoint}?response_type=code&client_id={CLIENT_ID}&code_challenge={challenge_of(verifier)}"
+            f"&code_challenge_method=S256&state={state}&scope={scope}&resource={resource}&redirect_uri={REDIRECT_URI}")
+
+
+def request_url_encoding_only_the_scope(metadata, resource, scope, verifier, state):
+    endpoint = metadata["authorization_endpoint"]
+    return (f"{endpoint}?response_type=code&client_id={CLIENT_ID}&redirect_uri={REDIRECT_URI}&state={state}"
+            f"&code_challenge={challenge_of(verifier)}&code_challenge_method=S256&scope={quote(scope)}"
+            f"&resource={resource}")
+
+
+def request_url_keeping_colons_and_slashes(metadata, resource, scope, verifier, state):
+    query = {"response_type": "code", "client_id": CLIENT_ID, "redirect_uri": REDIRECT_URI, "state": state,
+             "code_challenge": challenge_of(verifier), "code_challenge_method": "S256", "scope": scope,
+             "resource": resource}
+    return metadata["authorization_endpoint"] + "?" + urlencode(query, safe=":/")
+
+
+def request_url_with_the_state_unencoded(metadata, resource, scope, verifier, state):
+    return request_url(metadata, resource, scope, verifier, "STATE").replace("STATE", state)
+
+
 # --- task 1 -------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("build", [None, stub])
@@ -54,9 +94,28 @@ def test_request_stub_is_not_done(verdict, auth_lab, build):
     assert verdict(checks.check_authorization_request, build, auth_lab).startswith("not done yet")
 
 
-@pytest.mark.parametrize("build", [request_url, request_url_by_hand])
+@pytest.mark.parametrize("build", [request_url, request_url_by_hand, request_url_with_httpx,
+                                   request_url_quoted_with_slashes])
 def test_request_right_answers_pass(verdict, auth_lab, build):
-    assert verdict(checks.check_authorization_request, build, auth_lab).startswith("✓")
+    out = verdict(checks.check_authorization_request, build, auth_lab)
+    assert out.startswith("✓") and "form-encoded" in out, out
+
+
+@pytest.mark.parametrize(("build", "phrases"), [
+    # Every value as it is: the lab still gives a code for 'notes:read', the raw query is what is wrong.
+    pytest.param(request_url_by_f_string, ("state=return=/notes ('=' as it is)", "a piece 'tab=2' that is no parameter",
+                                           "appendix B", "an f-string encodes none"), id="f-string"),
+    pytest.param(request_url_encoding_only_the_scope, ("redirect_uri=http://127.0.0.1/callback ('://' as it is)",),
+                 id="only-the-scope-encoded"),
+    pytest.param(request_url_keeping_colons_and_slashes, ("redirect_uri=http://127.0.0.1/callback ('://' as it is)",),
+                 id="urlencode-safe-colon-slash"),
+    pytest.param(request_url_with_the_state_unencoded, ("state=return=/notes", "a piece 'tab=2'"),
+                 id="state-unencoded"),
+])
+def test_request_without_form_encoding_is_named(verdict, auth_lab, build, phrases):
+    out = verdict(checks.check_authorization_request, build, auth_lab)
+    assert out.startswith("✗ the query is not form-encoded: given the scope 'notes:read notes:write'"), out
+    assert all(phrase in out for phrase in phrases), out
 
 
 def test_request_plain_method_is_named(verdict, auth_lab):
@@ -275,7 +334,22 @@ def test_token_without_verifier_shows_the_refusal(verdict, auth_lab):
         return {k: v for k, v in form(code, verifier, resource).items() if k != "code_verifier"}
 
     out = verdict(checks.check_token_request, no_verifier, auth_lab)
-    assert out.startswith("✗ the token endpoint refused the form") and "HTTP 400" in out and "code_verifier" in out
+    assert out.startswith("✗ the token endpoint refused the form: the form has no code_verifier") and "HTTP 400" in out
+
+
+@pytest.mark.parametrize(("change", "phrase"), [
+    ({"redirect_uri": "http://127.0.0.1/cb"}, "it refused redirect_uri 'http://127.0.0.1/cb'"),
+    ({"client_id": None}, "the form has no client_id"),
+    ({"grant_type": "authorization-code"}, "it refused grant_type 'authorization-code'"),
+    ({"code_verifier": "a" * 43}, "it refused code_verifier 'aaaa"),
+])
+def test_token_refusal_names_the_field_the_server_named(verdict, auth_lab, change, phrase):
+    def changed(code, verifier, resource):
+        fields = {**form(code, verifier, resource), **change}
+        return {k: v for k, v in fields.items() if v is not None}
+
+    out = verdict(checks.check_token_request, changed, auth_lab)
+    assert out.startswith(f"✗ the token endpoint refused the form: {phrase}"), out
 
 
 def test_token_without_resource_is_named(verdict, auth_lab):
@@ -360,6 +434,32 @@ def test_step_up_returning_the_raw_string_is_named(verdict, auth_lab):
 def test_step_up_that_ignores_what_was_granted_is_named(verdict, auth_lab):
     out = verdict(checks.check_step_up, read_and_the_challenged, auth_lab)
     assert out.startswith("✗ with notes:write granted and a 401 that names notes:read, you would ask for"), out
+
+
+def test_step_up_taking_the_scope_parameter_as_one_item_is_named(verdict, auth_lab):
+    def one_item(granted, header):
+        return list(dict.fromkeys([*granted, re.search(r'scope="([^"]*)"', header).group(1)]))
+
+    out = verdict(checks.check_step_up, one_item, auth_lab)
+    assert out.startswith("✗ with no scopes yet and a 403 whose scope parameter names two scopes, "
+                          "'notes:read notes:write', you would ask for ['notes:read notes:write']"), out
+    assert "split it on spaces" in out
+
+
+def test_step_up_with_a_greedy_pattern_is_refused_without_a_crash(verdict, auth_lab):
+    def greedy(granted, header):
+        return list(dict.fromkeys([*granted, *re.search(r'scope="(.*)"', header).group(1).split()]))
+
+    out = verdict(checks.check_step_up, greedy, auth_lab)
+    assert out.startswith("✗ you would ask for ['notes:read', 'notes:write\",'"), out
+    assert "the authorization server refused 'notes:write\",'" in out and "error=invalid_scope" in out, out
+    assert "read past its closing quote" in out, out
+
+
+def test_step_up_returning_the_scopes_joined_is_told_to_return_the_list(verdict, auth_lab):
+    out = verdict(checks.check_step_up, lambda granted, header: " ".join(union(granted, header)), auth_lab)
+    assert out.startswith("✗ step_up_scopes returned the text 'notes:read notes:write'; return a list"), out
+    assert "joined them again" in out and "split it on spaces" not in out, out
 
 
 def test_step_up_that_repeats_a_scope_is_named(verdict, auth_lab):
