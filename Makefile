@@ -13,6 +13,7 @@ INSTALLER ?= uv
 # pyproject.toml is the one human-edited list (ranges); `make lock` writes the exact set from it.
 LOCK_LAB  := requirements/lab.txt
 LOCK_TEST := requirements/test.txt
+LOCK_HUB  := requirements/hub.txt
 LOCK_UV   := requirements/uv.txt
 # Lesson 22's legacy-only server: an SDK 1.x release of a reference server. Two SDK majors cannot share one
 # environment, so it has a venv and a lock of its own (the `legacy` group in pyproject.toml).
@@ -117,6 +118,7 @@ test-notebooks: $(TEST_STAMP) $(LEGACY_STAMP)
 lock: uv-path
 	"$(UV)" pip compile pyproject.toml --extra test $(LOCK_FLAGS) -o $(LOCK_TEST)
 	"$(UV)" pip compile pyproject.toml $(LOCK_FLAGS) -c $(LOCK_TEST) -o $(LOCK_LAB)
+	"$(UV)" pip compile pyproject.toml --extra hub $(LOCK_FLAGS) -c $(LOCK_LAB) -o $(LOCK_HUB)
 	"$(UV)" pip compile --group pyproject.toml:bootstrap $(LOCK_FLAGS) -o $(LOCK_UV)
 	"$(UV)" pip compile --group pyproject.toml:legacy $(LOCK_FLAGS) -o $(LOCK_LEGACY)
 

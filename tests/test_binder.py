@@ -47,10 +47,11 @@ def test_binder_pins_the_python_and_jupyterlab_the_kit_is_locked_to():
     assert f"- jupyterlab=={locked_version('jupyterlab')}\n" in env
 
 
-def test_postbuild_installs_the_lab_lock_and_the_kit_without_the_test_extra():
+def test_postbuild_installs_the_hub_lock_and_the_kit_without_the_test_extra():
+    # The hub lock is the lab lock plus nbgitpuller (tests/test_lock.py), so a class's hub image pulls the course.
     post = (BINDER / "postBuild").read_text()
     assert os.access(BINDER / "postBuild", os.X_OK)
-    assert "--require-hashes -r requirements/lab.txt" in post and "requirements/test.txt" not in post
+    assert "--require-hashes -r requirements/hub.txt" in post and "requirements/test.txt" not in post
     assert re.search(r"pip install .*--no-deps \.$", post, re.M) and "[test]" not in post
     assert "jupyter-settings/mcp-on-the-wire.json" in post, "Binder's lab asks no news question either"
 

@@ -46,7 +46,7 @@ def requirements(*extras: str) -> dict[str, Requirement]:
 
 
 def test_every_locked_package_is_exact_and_hashed():
-    for name in ("lab.txt", "test.txt", "uv.txt"):
+    for name in ("lab.txt", "test.txt", "hub.txt", "uv.txt"):
         lock = read_lock(name)
         assert lock, f"requirements/{name} pins nothing"
         unhashed = [pkg for pkg, entry in lock.items() if not entry["hashes"]]
@@ -79,6 +79,17 @@ def test_the_lab_lock_is_the_test_lock_without_the_test_tools():
     differ = {name: (entry["version"], test[name]["version"]) for name, entry in lab.items()
               if (entry["version"], entry["hashes"]) != (test[name]["version"], test[name]["hashes"])}
     assert not differ, f"a learner and CI would run different versions: {differ}"
+
+
+def test_the_hub_lock_is_the_lab_lock_plus_the_hub_extra():
+    lab, hub = read_lock("lab.txt"), read_lock("hub.txt")
+    added = {canonicalize_name(r) for r in (Requirement(x).name for x in pyproject()["project"]["optional-dependencies"]["hub"])}
+    assert added and set(hub) - set(lab) >= added
+    direct = {pkg for pkg, entry in hub.items() if FROM_PYPROJECT in entry["via"]}
+    assert direct == set(requirements("hub")), "pyproject.toml changed since `make lock`: run `make lock`"
+    differ = {name: (entry["version"], hub[name]["version"]) for name, entry in lab.items()
+              if (entry["version"], entry["hashes"]) != (hub[name]["version"], hub[name]["hashes"])}
+    assert not differ, f"a class's hub and a learner's laptop would run different versions: {differ}"
 
 
 def test_the_bootstrapped_installer_is_inside_its_range():
