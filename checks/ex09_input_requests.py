@@ -11,7 +11,7 @@ from .attempt import attempt, missing
 from .servers import REPLY_WAIT_S, stdio_lab
 from .verdict import failed, not_done, passed, server_said, short
 
-SUMMARY = "Spindle density predicts overnight recall in our pilot data."
+SUMMARY = "Spindle density (12–15 Hz) predicts overnight recall in our pilot data."  # non-ASCII on purpose
 FOLDER = "file:///lab/exports/"
 
 # story, tool, capability, what the final text must contain
@@ -110,9 +110,18 @@ def _sampling_problem(answer, reply, expected):
         return (f"Your message has role {_shown(answer['role'])}. The server accepted it, but the model's answer is "
                 "the assistant speaking.", "Which side of a chat writes the reply to a user message?")
     content = answer["content"]
-    if not (isinstance(content, dict) and content.get("type") == "text"):
-        return (f"Your content is {short(content)}, not a content block.",
-                "Content is an object with a type, like the content of the question's message.")
+    blocks = content if isinstance(content, list) else [content]
+    # The 2026-07-28 schema takes one block or an array of blocks; the lab reads both (SDK 2.3.0 alone takes one).
+    not_a_block = next((block for block in blocks if not (isinstance(block, dict) and "type" in block)), None)
+    if not_a_block is not None:
+        where = f"Your content array holds {short(not_a_block)}" if isinstance(content, list) else \
+            f"Your content is {short(content)}"
+        return (f"{where}, which is not a content block.",
+                "A content block is an object with a type, like the content of the question's message: "
+                "{\"type\": \"text\", \"text\": ...}. content is one block, or an array of blocks.")
+    if not any(block.get("type") == "text" for block in blocks):
+        return (f"Your content {short(content)} has no text block, so there is no summary to read.",
+                "A summary is text: a block {\"type\": \"text\", \"text\": ...}.")
     text = _final_text(reply)
     if text is None or expected not in text:
         return (f"The tool did not finish with your summary ({expected!r}).",

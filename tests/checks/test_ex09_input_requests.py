@@ -1,5 +1,7 @@
 """Exercise 09, Task 1: answers to sampling, roots and URL questions; right ones pass, typical slips are named."""
 
+import pytest
+
 import checks
 
 
@@ -101,3 +103,40 @@ def test_a_url_answer_with_content_is_named(verdict, lab):
 def test_a_declined_url_question_is_named(verdict, lab):
     out = verdict(checks.check_input_answers, changed("elicitation/create", lambda summary, folder: {"action": "decline"}), lab)
     assert "action 'decline'" in out
+
+
+# --- the shapes the 2026-07-28 schema allows in two forms, and what is neither ---------------------
+
+def sampled(content):
+    return changed("sampling/createMessage", lambda summary, folder: {"role": "assistant", "model": "m",
+                                                                      "content": content(summary)})
+
+
+SAMPLING_RIGHT = [
+    # CreateMessageResult.content is a block or an array of blocks; the lab reads both (SDK 2.3.0 alone takes one).
+    pytest.param(sampled(lambda summary: [{"type": "text", "text": summary}]), id="content-as-an-array-of-one-block"),
+    pytest.param(sampled(lambda summary: [{"type": "text", "text": summary, "annotations": {"audience": ["user"]}}]),
+                 id="array-with-an-annotated-block"),
+]
+SAMPLING_WRONG = [
+    pytest.param(sampled(lambda summary: [summary]), ("Your content array holds", "not a content block",
+                                                      "or an array of blocks"), id="array-of-plain-strings"),
+    pytest.param(sampled(lambda summary: {"text": summary}), ("not a content block", "type"), id="block-without-type"),
+    pytest.param(sampled(lambda summary: []), ("has no text block",), id="empty-array"),
+    pytest.param(sampled(lambda summary: [{"type": "image", "data": "aGk=", "mimeType": "image/png"}]),
+                 ("has no text block",), id="array-without-text"),
+    pytest.param(sampled(lambda summary: {"type": "text", "text": summary.encode("ascii", "replace").decode()}),
+                 ("did not finish with your summary",), id="non-ascii-text-replaced"),
+]
+
+
+@pytest.mark.parametrize("work", SAMPLING_RIGHT)
+def test_sampling_answers_in_either_schema_form_pass(verdict, lab, work):
+    assert verdict(checks.check_input_answers, work, lab).startswith("✓ You played the model")
+
+
+@pytest.mark.parametrize("work, phrases", SAMPLING_WRONG)
+def test_sampling_answers_that_are_not_blocks_name_their_mistake(verdict, lab, work, phrases):
+    out = verdict(checks.check_input_answers, work, lab)
+    assert out.startswith("✗") and all(phrase in out for phrase in phrases), out
+    assert "spec" not in out.lower()  # a shape the schema allows is never called forbidden
