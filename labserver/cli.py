@@ -1,4 +1,4 @@
-"""The command line of `python -m labserver [--http [--port N] [--auth]] [--notes DIR] [--page-size N]`."""
+"""The command line of `python -m labserver [--http [--port N] [--auth]] [--notes DIR] [--page-size N] [--apps]`."""
 
 from __future__ import annotations
 
@@ -61,6 +61,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "default: a fresh temporary copy of the samples, removed at exit",
     )
     parser.add_argument(
+        "--apps",
+        action="store_true",
+        default=os.environ.get("LAB_APPS") == "1",
+        help="serve the io.modelcontextprotocol/ui extension (MCP Apps: show_hypnogram, epoch_detail and their "
+        "ui:// View); also on with LAB_APPS=1",
+    )
+    parser.add_argument(
         "--page-size",
         metavar="N",
         type=positive_int,
@@ -91,7 +98,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"notes-lab: notes folder {folder} ({kind})", file=sys.stderr, flush=True)
     try:
         seed_folder(folder)
-        mcp = build_server(NoteStore(folder), args.page_size)
+        mcp = build_server(NoteStore(folder), args.page_size, apps=args.apps)
         if args.http and args.legacy_only:
             serve_legacy_http(mcp, args.port, sessions=not args.stateless, until_stdin_closes=args.until_stdin_closes)
         elif args.http:

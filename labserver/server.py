@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from mcp.server.caching import CacheHint
 from mcp.server.mcpserver import MCPServer
 
+from labserver.apps import build_apps
 from labserver.input_tools import register_input_tools
 from labserver.notes import NoteStore
 from labserver.prompts import register_prompts
@@ -30,15 +31,19 @@ CACHE_HINTS = {
 }
 
 
-def build_server(store: NoteStore, page_size: int = DEFAULT_PAGE_SIZE) -> MCPServer:
-    """The lab server working on store, listing resources page_size at a time."""
+def build_server(store: NoteStore, page_size: int = DEFAULT_PAGE_SIZE, *, apps: bool = False) -> MCPServer:
+    """The lab server working on store, listing resources page_size at a time.
+
+    With `apps`, it also serves the io.modelcontextprotocol/ui extension (MCP Apps, see labserver.apps).
+    """
 
     @asynccontextmanager
     async def lifespan(_: MCPServer) -> AsyncIterator[NoteStore]:
         # Resolvers reach the store through the lifespan context (see labserver.tools).
         yield store
 
-    mcp = MCPServer("notes-lab", version="1.0.0", instructions=INSTRUCTIONS, cache_hints=CACHE_HINTS, lifespan=lifespan)
+    mcp = MCPServer("notes-lab", version="1.0.0", instructions=INSTRUCTIONS, cache_hints=CACHE_HINTS, lifespan=lifespan,
+                    extensions=[build_apps()] if apps else [])
     register_tools(mcp, store)
     register_resources(mcp, store, page_size)
     register_prompts(mcp, store)
