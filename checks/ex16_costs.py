@@ -10,6 +10,7 @@ import decimal
 import json
 import math
 import numbers
+import re
 
 from mcpwire import count_tokens, dumps, frames
 from mcpwire.costs import TOKENIZER_NAME
@@ -18,7 +19,9 @@ from .attempt import attempt, missing
 from .servers import stdio_lab
 from .verdict import failed, not_done, passed, short, shown
 
-STRUCTURED_CALLS = [("search_notes", {"query": "spindle"}), ("read_note", {"note_id": "spindle-density"})]
+# Non-ASCII text, which json.dumps escapes by default: an en dash in the search hits, a name (Tomás), µV.
+STRUCTURED_CALLS = [("search_notes", {"query": "spindle"}), ("read_note", {"note_id": "spindle-density"}),
+                    ("read_note", {"note_id": "lab-sync-2026-01-12"}), ("read_note", {"note_id": "hypnogram-scoring"})]
 UNSTRUCTURED_CALL = ("night_report", {})  # no outputSchema: its result has content blocks only
 GUARD_S = 5  # a pure function on a few numbers answers at once; longer means a loop that never ends
 CYCLE = [("tools/list", None),
@@ -53,8 +56,8 @@ def check_model_copy(for_model, lab=None):
     one = count_tokens(dumps(result["structuredContent"]))
     both = count_tokens(result["content"][0]["text"]) + one
     passed(f"Your host gives the model {one} tokens for the result of {name}, where passing both halves would cost {both}; "
-           f"for {UNSTRUCTURED_CALL[0]}, which has no structuredContent, it passes the text blocks. "
-           f"Tokens counted with {TOKENIZER_NAME}.")
+           f"non-ASCII text (Tomás, µV) stays as it is, and for {UNSTRUCTURED_CALL[0]}, which has no structuredContent, "
+           f"it passes the text blocks. Tokens counted with {TOKENIZER_NAME}.")
 
 
 def _run(for_model, name, result):
@@ -81,20 +84,12 @@ def _judge_structured(for_model, name, result):
         return False
     data, text_block = result["structuredContent"], result["content"][0]["text"]
     compact = dumps(data)
-    # Escaping non-ASCII (json.dumps's default) costs a token or two here; spaces and indentation cost far more.
-    compact_tokens = max(count_tokens(compact), count_tokens(json.dumps(data, separators=(",", ":"))))
     try:
         parsed = json.loads(answer)
     except ValueError:
         parsed = None
-    if parsed == data and count_tokens(answer) > compact_tokens:
-        failed(f"For {name}, your text holds the structured data, but in {count_tokens(answer)} tokens; written "
-               f"compactly it takes {count_tokens(compact)}.",
-               hint="Newlines, indentation and the spaces after , and : all cost tokens. Serialize "
-                    "structuredContent without them.")
-        return False
     if parsed == data:
-        return True
+        return _judge_compact(name, answer, parsed)
     if isinstance(parsed, dict) and "structuredContent" in parsed:
         failed(f"For {name}, your text is the whole result, {count_tokens(answer)} tokens: it carries the data "
                "twice, as structuredContent and as the text block.",
@@ -116,6 +111,28 @@ def _judge_structured(for_model, name, result):
         return False
     failed(f"For {name}, your text is not the tool's structured data: {short(answer)}",
            hint="When the result has structuredContent, that is the copy to pass, as JSON text.")
+    return False
+
+
+def _judge_compact(name, answer, parsed):
+    """The data is all there: judge the tokens against the same data compact, in the answer's own key order."""
+    compact = dumps(parsed)
+    spent, needed = count_tokens(answer), count_tokens(compact)
+    if spent <= needed:
+        return True
+    escaped = json.dumps(parsed, separators=(",", ":"))
+    if answer == escaped:
+        word = re.search(r"\w*[^\x00-\x7f]\w*", compact).group(0)
+        failed(f"For {name}, your text holds the structured data, but in {spent} tokens; with its non-ASCII text as "
+               f"it is, it takes {needed}: your JSON writes '{json.dumps(word)[1:-1]}' where the note has '{word}'.",
+               hint="json.dumps escapes every non-ASCII character (á, µ, °) as \\uXXXX unless you pass "
+                    "ensure_ascii=False; each escape is six characters and costs tokens.")
+        return False
+    failed(f"For {name}, your text holds the structured data, but in {spent} tokens; written compactly it takes "
+           f"{needed}.",
+           hint="Newlines, indentation and the spaces after , and : all cost tokens. Serialize structuredContent "
+                "without them" + (", and with ensure_ascii=False, so that á or µ is not written as \\uXXXX."
+                                  if "\\u" in answer else "."))
     return False
 
 

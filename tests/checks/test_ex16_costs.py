@@ -35,12 +35,31 @@ def solution_copy(result):
     return "\n".join(block["text"] for block in result.get("content", []) if block.get("type") == "text")
 
 
-def escaped_and_for_the_assistant_only(result):
-    """Right, written differently: ASCII escapes, and only the blocks whose audience includes the assistant."""
+def sorted_and_for_the_assistant_only(result):
+    """Right, written differently: keys sorted, and only the blocks whose audience includes the assistant."""
     if "structuredContent" in result:
-        return json.dumps(result["structuredContent"], separators=(",", ":"))
+        return json.dumps(result["structuredContent"], separators=(",", ":"), ensure_ascii=False, sort_keys=True)
     return " ".join(block["text"] for block in result["content"] if block["type"] == "text"
                     and "assistant" in block.get("annotations", {}).get("audience", ["assistant"]))
+
+
+def with_an_encoder(result):
+    """Right, written differently: one JSONEncoder, and an explicit test for the key."""
+    encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+    if "structuredContent" in result:
+        return encoder.encode(result["structuredContent"])
+    return "\n".join(block["text"] for block in result["content"] if "text" in block)
+
+
+def ascii_escapes(result):
+    """Compact, but json.dumps's default ensure_ascii writes Tomás as Tom\\u00e1s."""
+    structured = result.get("structuredContent")
+    return json.dumps(structured, separators=(",", ":")) if structured is not None else solution_copy(result)
+
+
+def ascii_escapes_and_spaces(result):
+    structured = result.get("structuredContent")
+    return json.dumps(structured, separators=(",", ": ")) if structured is not None else solution_copy(result)
 
 
 def with_mcpwire(result):
@@ -91,29 +110,29 @@ def the_first_hit_only(result):
 
 def whole_result_without_structure(result):
     structured = result.get("structuredContent")
-    return json.dumps(structured, separators=(",", ":")) if structured is not None else json.dumps(result)
+    return mcpwire.dumps(structured) if structured is not None else json.dumps(result)
 
 
 def str_of_the_result_without_structure(result):
     structured = result.get("structuredContent")
-    return json.dumps(structured, separators=(",", ":")) if structured is not None else str(result)
+    return mcpwire.dumps(structured) if structured is not None else str(result)
 
 
 def the_blocks_as_json_without_structure(result):
     structured = result.get("structuredContent")
-    return json.dumps(structured, separators=(",", ":")) if structured is not None else json.dumps(result["content"])
+    return mcpwire.dumps(structured) if structured is not None else json.dumps(result["content"])
 
 
 def every_block_s_text_or_data(result):
     structured = result.get("structuredContent")
     if structured is not None:
-        return json.dumps(structured, separators=(",", ":"))
+        return mcpwire.dumps(structured)
     return "\n".join(block.get("text", block.get("data", "")) for block in result["content"])
 
 
 def the_first_text_block_without_structure(result):
     structured = result.get("structuredContent")
-    return json.dumps(structured, separators=(",", ":")) if structured is not None else result["content"][0]["text"]
+    return mcpwire.dumps(structured) if structured is not None else result["content"][0]["text"]
 
 
 def python_repr(result):
@@ -121,7 +140,7 @@ def python_repr(result):
     return str(structured) if structured is not None else solution_copy(result)
 
 
-COPY_RIGHT = [solution_copy, escaped_and_for_the_assistant_only, with_mcpwire]
+COPY_RIGHT = [solution_copy, sorted_and_for_the_assistant_only, with_mcpwire, with_an_encoder]
 COPY_WRONG = [
     pytest.param(the_text_block, ("For search_notes", "in 310 tokens", "compactly it takes 229"), id="indented-text-block"),
     pytest.param(default_dumps, ("For search_notes", "in 267 tokens", "spaces after , and :"), id="json-dumps-defaults"),
@@ -143,6 +162,12 @@ COPY_WRONG = [
                                                          "leaves out the text block", "The hypnogram is for the user"),
                  id="only-the-first-text-block"),
     pytest.param(python_repr, ("as Python writes it, not as JSON", "json module"), id="python-repr"),
+    # Non-ASCII text (search_notes has an en dash): the escapes cost tokens, which is what the task measures.
+    pytest.param(ascii_escapes, ("For search_notes, your text holds the structured data, but in 231 tokens",
+                                 "it takes 229", "writes 'oscillation\\u2013spindle' where the note has "
+                                 "'oscillation–spindle'", "ensure_ascii=False"), id="ensure-ascii-left-on"),
+    pytest.param(ascii_escapes_and_spaces, ("For search_notes", "written compactly it takes 229",
+                                            "spaces after , and :", "ensure_ascii=False"), id="ascii-and-spaces"),
 ]
 
 
