@@ -5,8 +5,9 @@ Returns a short list of plain problems naming the field path, e.g.
 
 Where the schema and the SDK's models read a rule differently, this follows the schema:
 an error response whose id could not be read has no `id` member (the schema's `id` is
-optional and a string or an integer), so `"id": null`, which JSON-RPC 2.0 asks for and
-the SDKs send, is reported.
+optional and a string or an integer), so `"id": null`, which JSON-RPC 2.0 asks for, the
+Python SDK's models accept and its HTTP layer sends, is reported (the TypeScript SDK's
+models refuse it too).
 """
 
 from typing import get_args
