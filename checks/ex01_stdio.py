@@ -21,9 +21,10 @@ FAST = frames.request("tools/call", {"name": "search_notes", "arguments": {"quer
 NEVER_ANSWERED = frames.notification("notifications/cancelled", {"requestId": "not-in-flight"})
 # Answered with an error (-32602, no envelope): a reply all the same, which a loop that waits for results misses.
 REFUSED = frames.request("tools/list", {}, id="refused", meta=None)
-DISCOVER = frames.request("server/discover", id=3)
+# The id "2" beside FAST's 2: the same text, another JSON type, so another request (a loop that keys by text mixes them).
+DISCOVER = frames.request("server/discover", id="2")
 BATCH = [SLOW, FAST, NEVER_ANSWERED, REFUSED, DISCOVER]
-EXPECTED_IDS = ["slow", 2, "refused", 3]
+EXPECTED_IDS = ["slow", 2, "refused", "2"]
 UNANSWERED = frames.request("server/discover", id="unanswered")
 # Never answers, but talks: a wait that starts over with each line never runs out here, and a loop that skips
 # only notifications/progress meets another method.
@@ -41,6 +42,8 @@ CHATTY_COMMAND = [sys.executable, "-c", CHATTY_SOURCE, str(CHATTY_EVERY_S)]
 
 LOOP_HINT = ("Keep track of the ids still waiting; a line with a \"method\" is a notification to skip, any other "
              "line (a result or an error) is filed under its \"id\"; stop when nothing is waiting.")
+ID_TYPE_HINT = ("JSON-RPC ids keep their type: 2 (a number) and \"2\" (a string) are two different requests, and "
+                "each reply carries its id as it was sent. Compare ids as json.loads gives them, never as text.")
 TIMEOUT_HINT = ("readline() blocks until a line comes, whatever the deadline. The lesson's pump reads lines on a "
                 "thread into a queue, and a queue can be waited on with a timeout (lines.get(timeout=...)).")
 
@@ -146,7 +149,8 @@ def check_stdio_loop(send_and_match):
                          guard=SILENT_TIMEOUT_S + GRACE_S, unblock=lambda: stop(proc))
     if not _judge_chatter(chatty):
         return
-    passed("Your loop filed all four replies under their ids (the slow reindex, sent first, was answered last; "
+    passed("Your loop filed all four replies under their ids, 2 and '2' kept apart (the slow reindex, sent first, "
+           "was answered last; "
            "the refused tools/list, an error, counted as its reply), skipped the progress notifications, waited for no reply to the notification, and raised "
            "TimeoutError when a server stayed silent, and when one only sent notifications.")
 
@@ -191,8 +195,8 @@ def _is_json(line):
 
 
 def _judge_matching(outcome, received):
-    sent = ("The check sent reindex (id 'slow'), search_notes (id 2), a notification, a tools/list with no envelope "
-            "(id 'refused', answered with an error) and server/discover (id 3).")
+    sent = ("The check sent reindex (id 'slow'), search_notes (id 2, a number), a notification, a tools/list with no "
+            "envelope (id 'refused', answered with an error) and server/discover (id '2', a string).")
     if (outcome.hung or outcome.error or not isinstance(outcome.value, dict)) and not _judge_arrival(sent, received):
         return False
     if outcome.hung:
@@ -217,9 +221,11 @@ def _judge_matching(outcome, received):
         return False
     missing_ids = [i for i in EXPECTED_IDS if i not in replies]
     if missing_ids:
+        retyped = any(_same_text_other_type(key, i) for key in replies for i in missing_ids)
         failed(f"{sent} Your dict has no reply under {', '.join(map(repr, missing_ids))} "
                f"(its keys: {', '.join(map(repr, replies))}).",
-               hint="File each reply under reply[\"id\"], the id of the request it answers.", more=LOOP_HINT)
+               hint=ID_TYPE_HINT if retyped else "File each reply under reply[\"id\"], the id of the request it answers.",
+               more=LOOP_HINT)
         return False
     for request_id in EXPECTED_IDS:
         reply = replies[request_id]
@@ -232,6 +238,10 @@ def _judge_matching(outcome, received):
                    hint="While reindex runs, the server writes progress notifications between the replies.",
                    more=LOOP_HINT)
             return False
+        if _same_text_other_type(reply.get("id"), request_id):
+            failed(f"{sent} The reply you filed under id {request_id!r} answers id {reply.get('id')!r}, another "
+                   "request whose id has the same text.", server=server_said(reply), hint=ID_TYPE_HINT)
+            return False
         if reply.get("id") != request_id:
             failed(f"{sent} The reply you filed under id {request_id!r} answers id {reply.get('id')!r}.",
                    server=server_said(reply),
@@ -239,6 +249,10 @@ def _judge_matching(outcome, received):
                         "by id, never by position.", more=LOOP_HINT)
             return False
     return True
+
+
+def _same_text_other_type(one, other):
+    return type(one) is not type(other) and str(one) == str(other)
 
 
 def _judge_silence(outcome):

@@ -141,11 +141,63 @@ def loop_with_select(proc, frames, timeout=5.0):
     return replies
 
 
+def loop_keyed_by_text(*, file_as_text):
+    """Matches ids as text: 2 and "2" become one key, so one reply is lost or filed under the other request."""
+    def work(proc, frames, timeout=5.0):
+        lines = queue.Queue()
+        threading.Thread(target=pump, args=(proc.stdout, lines), daemon=True).start()
+        proc.stdin.write(b"".join(json.dumps(f).encode() + b"\n" for f in frames))
+        proc.stdin.flush()
+        sent = {str(f["id"]): f["id"] for f in frames if "id" in f}
+        waiting, replies = set(sent), {}
+        end = time.monotonic() + timeout
+        while waiting:
+            try:
+                message = json.loads(lines.get(timeout=max(0.0, end - time.monotonic())))
+            except queue.Empty:
+                raise TimeoutError(f"no reply for {waiting}") from None
+            key = str(message.get("id"))
+            if "method" not in message and key in waiting:
+                waiting.discard(key)
+                replies[key if file_as_text else sent[key]] = message
+        return replies
+    return work
+
+
+def loop_with_ids_in_a_list(proc, frames, timeout=5.0):
+    """Another style: a list of ids still waiting, and a type-exact membership test."""
+    lines = queue.Queue()
+    threading.Thread(target=pump, args=(proc.stdout, lines), daemon=True).start()
+    for frame in frames:
+        proc.stdin.write((json.dumps(frame, ensure_ascii=False) + "\n").encode("utf-8"))
+    proc.stdin.flush()
+    waiting = [frame["id"] for frame in frames if "id" in frame]
+    replies = {}
+    end = time.monotonic() + timeout
+    while waiting:
+        try:
+            message = json.loads(lines.get(timeout=max(0.0, end - time.monotonic())))
+        except queue.Empty:
+            raise TimeoutError(f"unanswered: {waiting}") from None
+        match = next((i for i, wanted in enumerate(waiting)
+                      if "method" not in message and type(wanted) is type(message.get("id"))
+                      and wanted == message.get("id")), None)
+        if match is not None:
+            replies[waiting.pop(match)] = message
+    return replies
+
+
 LOOP_RIGHT = [
     pytest.param(send_and_match(), id="solution"),
     pytest.param(loop_with_select, id="select-and-os-read"),
+    pytest.param(loop_with_ids_in_a_list, id="ids-in-a-list-type-checked"),
 ]
 LOOP_WRONG = [
+    # Found by a hidden case: ids turned into text match 2 and "2" alike (JSON-RPC ids keep their type).
+    pytest.param(loop_keyed_by_text(file_as_text=False), ("no reply under 2", "keep their type"),
+                 id="ids-matched-as-text"),
+    pytest.param(loop_keyed_by_text(file_as_text=True), ("no reply under 2", "keep their type"),
+                 id="ids-turned-into-text-keys"),
     pytest.param(send_and_match(flush=False), ("received nothing", "flushed"), id="no-flush"),
     pytest.param(send_and_match(newline=False), ("no newline",), id="no-newline"),
     pytest.param(send_and_match(skip_notes=False), ("KeyError", "notifications/progress"), id="progress-not-skipped"),
@@ -171,7 +223,7 @@ LOOP_WRONG = [
 
 @pytest.mark.parametrize("work", LOOP_RIGHT)
 def test_stdio_loop_right_answers_pass(verdict, work):
-    assert verdict(checks.check_stdio_loop, work).startswith("✓ Your loop filed all four replies")
+    assert verdict(checks.check_stdio_loop, work).startswith("✓ Your loop filed all four replies under their ids, 2 and '2' kept apart")
 
 
 @pytest.mark.parametrize("work, phrases", LOOP_WRONG)
@@ -238,7 +290,7 @@ def loop_right(proc, frames, timeout=5.0):
 
 
 def test_stdio_loop_right(verdict):
-    assert verdict(checks.check_stdio_loop, loop_right).startswith("✓ Your loop filed all four replies")
+    assert verdict(checks.check_stdio_loop, loop_right).startswith("✓ Your loop filed all four replies under their ids, 2 and '2' kept apart")
 
 
 def test_stdio_loop_matching_by_position(verdict):
@@ -290,3 +342,12 @@ def test_a_lab_server_that_cannot_start_is_said_plainly_and_nothing_passes(verdi
     monkeypatch.setattr(checks.servers, "LAB_COMMAND", [sys.executable, "-c", "raise SystemExit(3)"])
     out = verdict(checks.check_stdio_loop, lambda proc, frames, timeout: {})
     assert "The lab server did not start" in out and "Restart the kernel" in out and "✓" not in out
+
+
+def test_a_reply_filed_under_the_same_id_as_text_is_named_as_another_request(verdict):
+    def swapped(proc, frames, timeout=5.0):
+        replies = send_and_match()(proc, frames, timeout)
+        replies[2], replies["2"] = replies["2"], replies[2]
+        return replies
+    out = verdict(checks.check_stdio_loop, swapped)
+    assert "answers id '2', another request whose id has the same text" in out and "keep their type" in out, out
