@@ -9,6 +9,7 @@ import copy
 import re
 import sys
 import threading
+import unicodedata
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
@@ -140,8 +141,9 @@ def check_poison_flagger(flag_poisoned_tools, weather=None, lab=None):
                    f"{_shown(tools[missed[0]])}", hint=hint, more=more)
             return
         if wrong:
+            cause = _why_flagged(flag_poisoned_tools, reply, others, wrong[0])
             failed(f"On the {server} server your function flagged {wrong[0]}, which is harmless. Its "
-                   f"descriptions: {_shown(tools.get(wrong[0], {}))}", hint=_hint_for_wrong(wrong[0]),
+                   f"descriptions: {_shown(tools.get(wrong[0], {}))}", hint=_hint_for_wrong(wrong[0], cause),
                    more="Flag instructions to the model: secrecy, 'before answering', markup like <IMPORTANT>, "
                         "URIs, invisible characters, and tools of other servers.")
             return
@@ -222,13 +224,46 @@ def _hint_for_missed(name):
     }[name]
 
 
-def _hint_for_wrong(name):
+def _ascii_folded(text):
+    """The text with accents dropped and °C spelt out: what it says, without the characters that are not ASCII."""
+    text = text.replace("°", " degrees ")
+    return "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
+
+
+def _why_flagged(flag_poisoned_tools, reply, others, name):
+    """What made the learner's function flag a harmless tool, found by asking again with one thing changed.
+
+    'own names' when the tool stops being flagged once the names of its own server's tools leave its text,
+    'non-ASCII' when it stops once accents and ° leave it, None when neither change clears it.
+    """
+    own = [tool["name"] for tool in reply["result"]["tools"] if tool["name"] != name]
+    changes = [("own names", lambda text: re.sub("|".join(map(re.escape, own)), "the other tool", text) if own else text),
+               ("non-ASCII", _ascii_folded)]
+    for cause, change in changes:
+        changed = copy.deepcopy(reply)
+        for tool in changed["result"]["tools"]:
+            if tool["name"] == name and isinstance(tool.get("description"), str):
+                tool["description"] = change(tool["description"])
+        if changed == reply:
+            continue
+        outcome = attempt(flag_poisoned_tools, changed, list(others))
+        value = outcome.value
+        if outcome.error is None and isinstance(value, (set, frozenset, list, tuple, dict)) and name not in value:
+            return cause
+    return None
+
+
+def _hint_for_wrong(name, cause):
+    if cause == "own names":
+        return ("A server may name its own tools: the name your function caught belongs to a tool on the same "
+                "server. Only the names in other_tools belong to another server.")
+    if cause == "non-ASCII":
+        return ("Accented letters and symbols such as °C are ordinary text; the suspect characters are those that "
+                "are not displayed at all.")
     return {
-        "get_forecast": "Accented letters and symbols such as °C are ordinary text; the suspect characters are "
-                        "those that are not displayed at all.",
         "sun_times": "A word is not an order: 'before sunrise' describes the tool. An order tells the model what to "
                      "do ('before answering', 'before calling').",
-    }.get(name, "A server may name its own tools and address the user in the third person.")
+    }.get(name, "Its text describes the tool and speaks to no one: find which of your rules matches it.")
 
 
 # --- task 2: an Origin and Host guard ------------------------------------------------------------
@@ -250,6 +285,9 @@ GUARD_CASES = [
     ("a look-alike origin", "127.0.0.1:{port}", "http://127.0.0.1.evil.example:{port}", frozenset({403})),
     ("a page on https at this address (another scheme, so another origin)", "127.0.0.1:{port}",
      "https://127.0.0.1:{port}", frozenset({403})),
+    # The port is part of this endpoint's name: a Host that names another one is not for it.
+    ("a request for another local port", "127.0.0.1:8080", None, frozenset({421})),
+    ("a request for localhost without a port (port 80)", "localhost", None, frozenset({421})),
     ("a local page on another port", "127.0.0.1:{port}", "http://localhost:3000", ANY),
 ]
 REFUSALS = {403: "Invalid Origin header", 421: "Invalid Host header"}
@@ -331,7 +369,8 @@ def check_origin_guard(guard, lab=None):
                    f"({len(wrong)} of {len(GUARD_CASES)} requests answered wrong).",
                    server=f"the lab server (SDK 2.3.0) answers {lab_reply.status_code} "
                           f"{lab_reply.text if lab_reply.status_code in REFUSALS else '(it serves the request)'}",
-                   hint=_hint_for_guard(expected)[0], more=_hint_for_guard(expected)[1])
+                   hint=_hint_for_guard(expected, _names_this_machine(host))[0],
+                   more=_hint_for_guard(expected, _names_this_machine(host))[1])
             return
     other_port = answers[-1]
     passed(f"Your guard served the {sum(c[3] == SERVE for c in GUARD_CASES)} local requests and refused the "
@@ -341,11 +380,20 @@ def check_origin_guard(guard, lab=None):
               else "the same as SDK 2.3.0, which allows any localhost port."))
 
 
-def _hint_for_guard(expected):
+def _names_this_machine(host):
+    """Whether a Host case differs from this endpoint in its port alone."""
+    return "{port}" not in host and host.partition(":")[0] in ("127.0.0.1", "localhost")
+
+
+def _hint_for_guard(expected, port_only=False):
     """(a nudge, the specific hint) for a request the guard answered wrong."""
     if expected == SERVE:
         return ("Requests without an Origin come from programs, not from web pages.",
                 "Serve them when the Host is this endpoint: 'name:port', with the name 127.0.0.1 or localhost.")
+    if 421 in expected and port_only:
+        return ("The Host names this machine, but not this endpoint: its port is another one (SDK 2.3.0 allows any "
+                "port, the task does not).",
+                "Compare the whole 'name:port' with this endpoint's own, port included: cutting Host at ':' drops it.")
     if 421 in expected:
         return ("A rebinding page's Host names the attacker's domain, even when the address is 127.0.0.1.",
                 "Check Host first, and compare the whole value: a prefix test lets '127.0.0.1.evil.example' through.")

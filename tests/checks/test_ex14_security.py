@@ -100,6 +100,8 @@ def test_poison_flagger_that_flags_a_server_naming_its_own_tools(verdict, weathe
                 if any(r.search(all_text(t)) for r in RULES) or any(n in t["description"] for n in names if n != t["name"])}
     out = verdict(security.check_poison_flagger, any_tool_name, weather, lab)
     assert out.startswith("✗ On the weather server your function flagged get_forecast, which is harmless")
+    # Asked again without the get_alerts in its text, it flags nothing: the name is the cause, not the °C.
+    assert "A server may name its own tools" in out and "Accented letters" not in out, out
 
 
 def test_poison_flagger_stub(verdict, weather, lab):
@@ -119,7 +121,7 @@ def guard_right(host, origin, port):
 
 def test_origin_guard_right(verdict, http):
     out = verdict(security.check_origin_guard, guard_right, http)
-    assert out.startswith("✓ Your guard served the 3 local requests and refused the 9 others")
+    assert out.startswith("✓ Your guard served the 3 local requests and refused the 11 others")
     assert "stricter than SDK 2.3.0" in out
 
 
@@ -170,7 +172,8 @@ def flag_texts(suspicious):
 
 @pytest.mark.parametrize("work, phrases", [
     pytest.param(flag_texts(lambda text, others: "before" in text.lower() or any(ord(ch) > 127 for ch in text)),
-                 ("flagged get_forecast, which is harmless", "°C"), id="any-non-ascii"),
+                 ("flagged get_forecast, which is harmless", "Accented letters and symbols such as °C are ordinary"),
+                 id="any-non-ascii"),
     pytest.param(flag_texts(lambda text, others: "before" in text.lower() or bool(INVISIBLE.search(text))),
                  ("flagged sun_times, which is harmless", "before sunrise"), id="the-word-before"),
     pytest.param(flag_texts(lambda text, others: bool(re.search("[\U000e0000-\U000e007f]", text))
@@ -271,8 +274,20 @@ GUARD_RIGHT = [
                                                                               ["localhost", str(port)])
                                              else 403 if origin and origin != f"http://{host}" else None),
                  id="origin-compared-with-host"),
+    pytest.param(lambda host, origin, port: (421 if (urlsplit(f"//{host}").hostname, urlsplit(f"//{host}").port) not in
+                                             {("127.0.0.1", port), ("localhost", port)} else
+                                             403 if origin is not None and (urlsplit(origin).scheme, urlsplit(origin).netloc)
+                                             not in {("http", f"127.0.0.1:{port}"), ("http", f"localhost:{port}")}
+                                             else None), id="parsed-name-and-port"),
 ]
 GUARD_WRONG = [
+    pytest.param(lambda host, origin, port: 421 if host.split(":")[0] not in ("127.0.0.1", "localhost") else
+                 403 if origin and origin not in (f"http://127.0.0.1:{port}", f"http://localhost:{port}") else None,
+                 ("a request for another local port (Host: 127.0.0.1:8080)", "should answer 421",
+                  "SDK 2.3.0 allows any port", "cutting Host at ':' drops it"), id="host-port-ignored"),
+    pytest.param(lambda host, origin, port: 421 if urlsplit(f"//{host}").hostname not in ("127.0.0.1", "localhost") else
+                 403 if origin and origin not in (f"http://127.0.0.1:{port}", f"http://localhost:{port}") else None,
+                 ("Host: 127.0.0.1:8080", "should answer 421"), id="host-parsed-port-ignored"),
     pytest.param(guard(refuse_as=str), ("guard returned '4",), id="status-as-text"),
     pytest.param(guard(host_check=False), ("DNS rebinding", "should answer 421"), id="no-host-check"),
     pytest.param(guard(origin_check=False), ("a page on another site", "should answer 403"), id="no-origin-check"),
