@@ -70,18 +70,30 @@ class RecordingUser:
         return tool_name not in ("delete_note", "create_note")
 
 
-def _tool_calls(client, start):
-    """The tool names of the tools/call requests a server received since transcript entry `start`."""
-    names = []
+def _frames_sent(client, start):
+    """The frames a server received since transcript entry `start`, parsed (lines that are not JSON left out)."""
+    frames = []
     for exchange in client.transcript.exchanges[start:]:
         for payload in exchange.up_payloads:
             try:
                 frame = json.loads(payload)
             except ValueError:
                 continue
-            if isinstance(frame, dict) and frame.get("method") == "tools/call":
-                names.append(str((frame.get("params") or {}).get("name")))
-    return names
+            if isinstance(frame, dict):
+                frames.append(frame)
+    return frames
+
+
+def _tool_calls(client, start):
+    """The tool names of the tools/call requests a server received since transcript entry `start`."""
+    return [str((frame.get("params") or {}).get("name")) for frame in _frames_sent(client, start)
+            if frame.get("method") == "tools/call"]
+
+
+def _requests_sent(clients, before):
+    """'tools/list to personal'-style lines for what the host sent since the transcript lengths in `before`."""
+    return [f"{frame.get('method')} to {name}" for name, client in clients.items()
+            for frame in _frames_sent(client, before[name])]
 
 
 def _build(host_class, clients, user):
@@ -127,6 +139,7 @@ def check_host_routing(host_class, clients=None):
         _strip_annotations(host, UNANNOTATED)
         before = {name: len(client.transcript) for name, client in clients.items()}
         for name, server, tool_name in KNOWN:
+            asked = {key: len(client.transcript) for key, client in clients.items()}
             outcome = attempt(host.route, name)
             if outcome.not_done:
                 not_done("route still raises NotImplementedError. Split the name at the separator and look it "
@@ -136,6 +149,14 @@ def check_host_routing(host_class, clients=None):
                 failed(f"route({name!r}) raised {outcome.error_text}, but the {server} server has that tool.",
                        hint=f"Split at SEPARATOR once: name.partition(SEPARATOR) gives ({server!r}, '__', "
                             f"{tool_name!r}); self.tools is keyed by the whole namespaced name.")
+                return
+            sent = _requests_sent(clients, asked)
+            if sent:
+                # Checked before the definition: a live tools/list gives a definition that is not self.tools' own.
+                failed(f"route({name!r}) sent a request ({', '.join(sent[:3])}); routing only reads the table "
+                       "self.tools.",
+                       hint="HostSkeleton.__init__ listed every server's tools once, into self.tools, keyed by "
+                            "namespaced name: look the name up there, without asking any server.")
                 return
             if not _right_route(host, name, server, tool_name, outcome.value):
                 return

@@ -95,6 +95,25 @@ def test_routing_giving_the_tool_name_instead_of_its_definition(verdict, clients
     assert "gave search_notes as the tool" in out and "annotations" in out
 
 
+class LiveListRouting(HostSkeleton):
+    """Asks the named server for its tools on every route, instead of reading self.tools."""
+
+    def route(self, name):
+        server, _, tool_name = name.partition(SEPARATOR)
+        if server not in self.clients:
+            raise Refused(f"there is no server called {server!r}")
+        for tool in self.clients[server].request("tools/list").result["tools"]:
+            if tool["name"] == tool_name:
+                return server, tool
+        raise Refused(f"the {server} server has no tool called {tool_name!r}")
+
+
+def test_routing_that_sends_a_live_tools_list_is_told_it_sent_a_request(verdict, clients):
+    out = verdict(checks.check_host_routing, LiveListRouting, clients)
+    assert out.startswith("✗ route('lab__search_notes') sent a request (tools/list to lab)"), out
+    assert "definition" not in out.splitlines()[0], out
+
+
 def test_routing_stub(verdict, clients):
     class Unfinished(HostSkeleton):
         route = stub
