@@ -1,4 +1,4 @@
-"""The command line of `python -m labserver [--http [--port N] [--auth]] [--notes DIR] [--page-size N] [--apps]`."""
+"""The command line of `python -m labserver [--http [--port N] [--auth]] [--notes DIR] [--page-size N] [--tasks] [--apps]`."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from labserver.legacy_http import serve_legacy_http
 from labserver.notes import NoteStore, seed_folder
 from labserver.resources import DEFAULT_PAGE_SIZE
 from labserver.server import build_server
+from labserver.tasks import DEFAULT_TTL_MS
 from labserver.stdio_front import serve_stdio
 
 
@@ -61,6 +62,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "default: a fresh temporary copy of the samples, removed at exit",
     )
     parser.add_argument(
+        "--tasks",
+        action="store_true",
+        default=os.environ.get("LAB_TASKS") == "1",
+        help="serve the io.modelcontextprotocol/tasks extension (score_night, review_night, tasks/*), keeping "
+        "tasks in the notes folder; also on with LAB_TASKS=1",
+    )
+    parser.add_argument(
+        "--task-ttl",
+        metavar="MS",
+        type=positive_int,
+        default=DEFAULT_TTL_MS,
+        help=f"with --tasks: milliseconds a task is kept after it is created (its ttlMs; default {DEFAULT_TTL_MS})",
+    )
+    parser.add_argument(
         "--apps",
         action="store_true",
         default=os.environ.get("LAB_APPS") == "1",
@@ -98,7 +113,8 @@ def main(argv: list[str] | None = None) -> None:
     print(f"notes-lab: notes folder {folder} ({kind})", file=sys.stderr, flush=True)
     try:
         seed_folder(folder)
-        mcp = build_server(NoteStore(folder), args.page_size, apps=args.apps)
+        mcp = build_server(NoteStore(folder), args.page_size, tasks=args.tasks, task_ttl_ms=args.task_ttl,
+                           apps=args.apps)
         if args.http and args.legacy_only:
             serve_legacy_http(mcp, args.port, sessions=not args.stateless, until_stdin_closes=args.until_stdin_closes)
         elif args.http:

@@ -7,12 +7,14 @@ from contextlib import asynccontextmanager
 
 from mcp.server.caching import CacheHint
 from mcp.server.mcpserver import MCPServer
+from mcp.server.subscriptions import InMemorySubscriptionBus
 
 from labserver.apps import build_apps
 from labserver.input_tools import register_input_tools
 from labserver.notes import NoteStore
 from labserver.prompts import register_prompts
 from labserver.resources import DEFAULT_PAGE_SIZE, register_resources
+from labserver.tasks import DEFAULT_TTL_MS, TasksExtension, TaskStore, add_task_tools
 from labserver.tools import register_tools
 
 INSTRUCTIONS = (
@@ -31,10 +33,13 @@ CACHE_HINTS = {
 }
 
 
-def build_server(store: NoteStore, page_size: int = DEFAULT_PAGE_SIZE, *, apps: bool = False) -> MCPServer:
+def build_server(store: NoteStore, page_size: int = DEFAULT_PAGE_SIZE, *, tasks: bool = False,
+                 task_ttl_ms: int = DEFAULT_TTL_MS, apps: bool = False) -> MCPServer:
     """The lab server working on store, listing resources page_size at a time.
 
-    With `apps`, it also serves the io.modelcontextprotocol/ui extension (MCP Apps, see labserver.apps).
+    With `tasks`, it also serves the io.modelcontextprotocol/tasks extension, keeping its tasks in the
+    notes folder for task_ttl_ms each (see labserver.tasks). With `apps`, it also serves the
+    io.modelcontextprotocol/ui extension (MCP Apps, see labserver.apps).
     """
 
     @asynccontextmanager
@@ -42,10 +47,15 @@ def build_server(store: NoteStore, page_size: int = DEFAULT_PAGE_SIZE, *, apps: 
         # Resolvers reach the store through the lifespan context (see labserver.tools).
         yield store
 
+    bus = InMemorySubscriptionBus()
+    extension = TasksExtension(TaskStore(store.folder), task_ttl_ms) if tasks else None
     mcp = MCPServer("notes-lab", version="1.0.0", instructions=INSTRUCTIONS, cache_hints=CACHE_HINTS, lifespan=lifespan,
-                    extensions=[build_apps()] if apps else [])
+                    extensions=[*([extension] if extension else []), *([build_apps()] if apps else [])],
+                    subscriptions=bus)
     register_tools(mcp, store)
     register_resources(mcp, store, page_size)
     register_prompts(mcp, store)
     register_input_tools(mcp, store)
+    if extension is not None:
+        add_task_tools(mcp, bus, extension)
     return mcp

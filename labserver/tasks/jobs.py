@@ -1,0 +1,122 @@
+"""The work behind the two task tools, written once for both ways a call can run.
+
+A job talks to its caller only through a `Progress`: a status line, a pause (where a task
+can be cancelled) and a question to the user. As a task (labserver.tasks.worker) these become
+statusMessage, a cooperative cancel and an input_required round; as a plain synchronous call
+the status is dropped and the pause is a sleep.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Protocol
+
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult, TextContent
+
+# Two pilot nights, one stage per 30 s epoch (the first epochs of each night, enough for the lab).
+NIGHTS = {
+    "P07": "W W N1 N2 N2 N3 N1 N3 N2 N2 REM REM N2 N1 N2 N3 N3 N2 REM W".split(),
+    "P08": "W N1 N1 N2 N2 N2 N3 N3 N2 REM N2 N2 N3 N2 N1 REM REM N2 N2 W".split(),
+}
+STAGE_ORDER = ["W", "N1", "N2", "N3", "REM"]
+# Epochs the automatic scorer cannot decide: (its guess, the other candidate). review_night asks about these.
+AMBIGUOUS = {7: ("N1", "REM"), 14: ("N1", "W")}
+INVALID_PARAMS = -32602
+
+
+class Progress(Protocol):
+    def status(self, message: str) -> None: ...
+
+    def pause(self, seconds: float) -> None: ...
+
+    def ask(self, key: str, request: dict[str, Any], message: str) -> dict[str, Any]: ...
+
+
+class TaskFailure(Exception):
+    """A JSON-RPC error during the work: the task ends `failed` with this error (not a tool error)."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def stages_of(night: str) -> list[str]:
+    try:
+        return NIGHTS[night]
+    except KeyError:
+        raise ToolError(f"No recording for night {night!r}. The lab has the nights {', '.join(NIGHTS)}.") from None
+
+
+def tally(stages: list[str]) -> str:
+    counts = Counter(stages)
+    return ", ".join(f"{stage} {counts[stage]}" for stage in STAGE_ORDER if counts[stage])
+
+
+def text_result(text: str) -> dict[str, Any]:
+    """A CallToolResult as a task's `result` carries it (no resultType: that belongs to the response)."""
+    dumped = CallToolResult(content=[TextContent(type="text", text=text)]).model_dump(
+        by_alias=True, mode="json", exclude_none=True)
+    dumped.pop("resultType", None)
+    return dumped
+
+
+def score_night(arguments: dict[str, Any], progress: Progress) -> dict[str, Any]:
+    """Score a night epoch by epoch; the status line says how far it got."""
+    night, epochs, pause_ms = arguments["night"], arguments["epochs"], arguments["pause_ms"]
+    stages = stages_of(night)[:epochs]
+    for number in range(1, len(stages) + 1):
+        progress.pause(pause_ms / 1000)
+        progress.status(f"Scored epoch {number} of {len(stages)} of night {night}.")
+    return text_result(f"Night {night}: {len(stages)} epochs scored. {tally(stages)}.")
+
+
+def stage_question(night: str, epoch: int, candidates: tuple[str, str]) -> dict[str, Any]:
+    """An elicitation/create request, as inputRequests carries it (no jsonrpc, no id)."""
+    return {
+        "method": "elicitation/create",
+        "params": {
+            "mode": "form",
+            "message": f"Epoch {epoch} of night {night} could be {candidates[0]} or {candidates[1]}. Which stage is it?",
+            "requestedSchema": {
+                "type": "object",
+                "properties": {"stage": {"type": "string", "enum": list(candidates)}},
+                "required": ["stage"],
+            },
+        },
+    }
+
+
+def chosen_stage(key: str, answer: Any, candidates: tuple[str, str]) -> str | None:
+    """The stage the user chose; None when they declined or cancelled; a TaskFailure when the answer is malformed."""
+    action = answer.get("action") if isinstance(answer, dict) else None
+    if action in ("decline", "cancel"):
+        return None
+    stage = (answer.get("content") or {}).get("stage") if action == "accept" else None
+    if stage not in candidates:
+        raise TaskFailure(INVALID_PARAMS, f"Invalid input response for {key!r}: expected an ElicitResult that "
+                          f"accepts with a stage of {' or '.join(candidates)}")
+    return stage
+
+
+def review_night(arguments: dict[str, Any], progress: Progress) -> dict[str, Any]:
+    """Score a night and ask the user about each epoch the scorer cannot decide."""
+    night, pause_ms = arguments["night"], arguments["pause_ms"]
+    stages = list(stages_of(night))
+    notes = []
+    for number in range(1, len(stages) + 1):
+        progress.pause(pause_ms / 1000)
+        if number in AMBIGUOUS:
+            candidates = AMBIGUOUS[number]
+            key = f"epoch-{number}"
+            answer = progress.ask(key, stage_question(night, number, candidates),
+                                  f"Waiting for the user: is epoch {number} {candidates[0]} or {candidates[1]}?")
+            stage = chosen_stage(key, answer, candidates)
+            stages[number - 1] = stage or candidates[0]
+            notes.append(f"epoch {number} {stages[number - 1]} ({'your answer' if stage else 'no answer: the scorer kept its guess'})")
+        progress.status(f"Reviewed epoch {number} of {len(stages)} of night {night}.")
+    return text_result(f"Night {night} reviewed: {len(stages)} epochs; {'; '.join(notes)}. {tally(stages)}.")
+
+
+JOBS = {"score_night": score_night, "review_night": review_night}
