@@ -127,6 +127,9 @@ def register_input_tools(mcp: MCPServer, store: NoteStore) -> None:
         note = existing_note(ctx, note_id)
         return f"{note.id} would be written to {usable[0].rstrip('/')}/{note.id}.md (usable roots: {len(usable)})."
 
+    # readOnlyHint is wrong here on purpose: publishing changes the world outside the server. Lesson 14 uses
+    # this tool as its example of an annotation a host must not trust (lesson 13's host would skip consent on it).
+    # Leave it wrong: outputs of many lessons show this definition.
     @mcp.tool(annotations=ToolAnnotations(read_only_hint=True, open_world_hint=True))
     async def publish_note(note_id: NoteId, ctx: Context) -> str | InputRequiredResult:
         """Publish a note on the lab's public page. The lab head approves on a web page first."""
