@@ -52,7 +52,7 @@ INITIALIZE_CASES = [
     {"jsonrpc": "2.0", "id": 1, "method": "initialize",
      "params": {"protocolVersion": "2025-11-25",
                 "capabilities": {"elicitation": {"form": {}}, "experimental": {"notes": {}}},
-                "clientInfo": {"name": "lab-desktop", "version": "4.0.0", "title": "Lab desktop"}}},
+                "clientInfo": {"name": "lab-desktop", "version": "4.0.0", "title": "Labor-Desktop (Zürich) – Schlaf"}}},
 ]
 
 
@@ -180,10 +180,13 @@ def _judge_frames(modern):
                     "another legacy notification still means something to a 2026-07-28 server, so it goes on.")
         return False
     if [f.get("id", NO_ID) for f in modern] != [f.get("id", NO_ID) for f in kept]:
-        failed(f"Your frames have the ids {[f.get('id') for f in modern if 'id' in f]}; the legacy ones had "
-               f"{[f['id'] for f in kept if 'id' in f]}, and the notification none.",
-               hint="Keep each frame's id, or its lack of one, and their order: the answers are matched to the "
-                    "legacy ones by id.")
+        mine, theirs = [f.get("id") for f in modern if "id" in f], [f["id"] for f in kept if "id" in f]
+        retyped = list(map(str, mine)) == list(map(str, theirs))
+        failed(f"Your frames have the ids {mine}; the legacy ones had {theirs}, and the notification none.",
+               hint=("The same numbers, of another JSON type: 2 and \"2\" are different ids (JSON-RPC), and a "
+                     "reply comes back under the id's own type. Copy each id as it is." if retyped else
+                     "Keep each frame's id, or its lack of one, and their order: the answers are matched to the "
+                     "legacy ones by id."))
         return False
     return all(_kept_as_it_was(new, old) for new, old in zip(modern, kept))
 

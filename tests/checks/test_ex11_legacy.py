@@ -1,6 +1,7 @@
 """Exercise 11's checks: a right translation passes, typical wrong ones fail with the right explanation."""
 
 import copy
+import json
 
 import pytest
 
@@ -213,12 +214,20 @@ def envelope_from(*, version="2026-07-28", capabilities=True, info=True, prefix=
 
 
 ENVELOPE_RIGHT = [
+    # A JSON round trip keeps the non-ASCII title of the third initialize as it is.
+    pytest.param(lambda init: json.loads(json.dumps({
+        PREFIX + "protocolVersion": "2026-07-28", PREFIX + "clientCapabilities": init["params"]["capabilities"],
+        PREFIX + "clientInfo": init["params"]["clientInfo"]})), id="json-round-trip"),
     pytest.param(envelope_from(), id="solution"),
     pytest.param(lambda init: {f"{PREFIX}{key}": value for key, value in [
         ("protocolVersion", "2026-07-28"), ("clientCapabilities", copy.deepcopy(init["params"]["capabilities"])),
         ("clientInfo", dict(init["params"]["clientInfo"]))]}, id="comprehension-with-copies"),
 ]
 ENVELOPE_WRONG = [
+    pytest.param(lambda init: {PREFIX + "protocolVersion": "2026-07-28",
+                               PREFIX + "clientCapabilities": init["params"]["capabilities"],
+                               PREFIX + "clientInfo": {key: init["params"]["clientInfo"][key] for key in ("name", "version")}},
+                 ("the initialize declared", "Zürich", "as it is"), id="client-info-without-its-title"),
     pytest.param(envelope_from(version=None), ("names the version '2025-11-25'", "-32022"), id="handshake-version"),
     pytest.param(envelope_from(capabilities=False), ("clientCapabilities = {}",), id="capabilities-dropped"),
     pytest.param(envelope_from(wrap=True), ("not the _meta dict itself",), id="returns-a-frame"),
@@ -240,7 +249,8 @@ def test_envelope_from_initialize_wrong_answers_name_their_mistake(verdict, work
 
 # --- 11 task 2 · translate the session -----------------------------------------------------------------------
 
-def translate(*, drop=HANDSHAKE, where="params", renumber=False, envelope=envelope_from(), create_params=True):
+def translate(*, drop=HANDSHAKE, where="params", renumber=False, envelope=envelope_from(), create_params=True,
+              retype=None):
     def work(legacy_frames):
         meta = envelope(next(f for f in legacy_frames if f["method"] == "initialize"))
         modern = []
@@ -254,6 +264,8 @@ def translate(*, drop=HANDSHAKE, where="params", renumber=False, envelope=envelo
                 frame["params"].setdefault("_meta", {}).update(copy.deepcopy(meta))
             if renumber:
                 frame["id"] = number + 1
+            if retype is not None and "id" in frame:
+                frame["id"] = retype(frame["id"])
             modern.append(frame)
         return modern
     return work
@@ -264,6 +276,8 @@ TRANSLATE_WRONG = [
                  id="initialize-kept"),
     pytest.param(translate(where="top"), ("error -32602", "_meta goes inside params"), id="envelope-beside-params"),
     pytest.param(translate(renumber=True), ("have the ids", "matched to the legacy ones by id"), id="ids-renumbered"),
+    pytest.param(translate(retype=str), ("have the ids ['2', '3', 'read-1', '5']", "the legacy ones had [2, 3, 'read-1', 5]",
+                                         "2 and \"2\" are different ids"), id="ids-as-text"),
     pytest.param(translate(envelope=envelope_from(version="2025-11-25")), ("error -32022", "names '2025-11-25'"),
                  id="legacy-version"),
     pytest.param(translate(create_params=False), ("raised KeyError", "create them before adding _meta"),
