@@ -97,6 +97,8 @@ ID_WRONG = [
     pytest.param(lambda i: isinstance(i, str) and 0 < len(i) <= 64 and all(
         w.isalnum() and w == w.lower() for w in i.split("-")), ("'wеlcome'", "str.isalnum()"),
                  id="str-methods-without-isascii"),
+    # A number and its digits as text are different JSON values: 42 is not the id "42".
+    pytest.param(lambda i: is_safe()(str(i)), ("42", "is not a string"), id="str-of-anything"),
     pytest.param(lambda i: isinstance(i, str) and is_safe()(i.strip()), ("'welcome\\n'", "strip()"),
                  id="stripped-first"),
     pytest.param(lambda i: isinstance(i, str) and len(i) <= 64 and re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", i),

@@ -98,6 +98,9 @@ UA, DISCOVER = ("header", "User-Agent"), ("method", "server/discover")
     # keys that are not strings: a list index, and an unhashable dict that a lookup in the frame would choke on
     ([("field", "tools/list", ["params", 0]), UA, DISCOVER], "every key in a field's path is a string"),
     ([("field", "tools/list", [{"params": "_meta"}]), UA, DISCOVER], "every key in a field's path is a string"),
+    # the path as one dotted string, where the task asks for a list of keys
+    ([("field", "tools/list", "params._meta.io.modelcontextprotocol/clientInfo.name"), UA, DISCOVER],
+     "a field finding is (\"field\", method, [key, key, ...])"),
 ])
 def test_typical_wrong_answers_are_named(verdict, sessions, findings, phrase):
     printed = verdict(check_three_differences, answer(findings), *sessions)
