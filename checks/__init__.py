@@ -62,6 +62,8 @@ WHERE = {
     "check_step_up": "ex18_auth",
     "check_token_request": "ex18_auth",
     "check_three_differences": "ex19_wild",
+    "check_server_report": "ex22_field_trip",
+    "field_trip_servers": "ex22_field_trip",
 }
 
 __all__ = sorted(WHERE, key=str.lower)

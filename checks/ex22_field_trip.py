@@ -1,0 +1,206 @@
+"""Check for exercise 22: a report on a server no one here wrote (its era, hints, error style and list cost).
+
+The check runs the learner's report(command) against four servers: the lab, the reference time and git
+servers (SDK 2.3.0) and the legacy time server (SDK 1.30.0, in .venv-legacy/), and compares it with what
+the check itself reads from the same servers, started afresh.
+"""
+
+import subprocess
+import sys
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+
+from mcpwire import frames
+from mcpwire.costs import count_tokens
+from mcpwire.stdio import StdioWire
+from .attempt import attempt, missing
+from .verdict import failed, not_done, passed, shown
+
+MODERN, LEGACY = frames.PROTOCOL_VERSION, frames.LEGACY_PROTOCOL_VERSION
+MODERN_ERRORS = {-32020, -32021, -32022}
+# The spec's defaults for a hint a tool does not declare: the worst case.
+DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True}
+KEYS = ("era", "hints", "unknown_tool", "bad_arguments", "tools_list")
+LEGACY_PYTHON = Path(__file__).resolve().parents[1] / ".venv-legacy" / "bin" / "python"
+REPORT_GUARD_S = 120  # four servers start cold on a busy machine; a report that takes longer is stuck
+ZONE = ["--local-timezone", "Etc/UTC"]
+
+
+@contextmanager
+def field_trip_servers():
+    """name -> command of the four servers; the git server's repository is a throwaway one, removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="field-trip-") as folder:
+        repo = Path(folder) / "repo"
+        subprocess.run(["git", "init", "--quiet", str(repo)], check=True, capture_output=True)
+        yield {
+            "lab": [sys.executable, "-m", "labserver"],
+            "time": [sys.executable, "-m", "mcp_server_time", *ZONE],
+            "git": [sys.executable, "-m", "mcp_server_git", "--repository", str(repo)],
+            "legacy time": [str(LEGACY_PYTHON), "-m", "mcp_server_time", *ZONE],
+        }
+
+
+def error_style(reply):
+    """The JSON-RPC error code, or "isError" for a result the tool marked as failed, or "result"."""
+    if reply.error:
+        return reply.code
+    return "isError" if reply.is_tool_error else "result"
+
+
+def reference_report(command):
+    """What the check reads from the server itself: the right report."""
+    with StdioWire(command, timeout=30) as wire:
+        discover = wire.request("server/discover")
+        modern = (discover.ok and "resultType" in discover.result) or discover.code in MODERN_ERRORS
+        if not modern:
+            wire.send(frames.legacy_initialize(id=wire.next_id))
+            wire.send(frames.legacy_initialized())
+
+        def call(method, params=None):
+            if modern:
+                return wire.request(method, params)
+            return wire.send(frames.legacy_request(method, params, id=wire.next_id))
+
+        listing = call("tools/list")
+        cost = (wire.transcript[-1].bytes_down, count_tokens(listing.text))
+        tools = listing.result["tools"]
+        hints = {tool["name"]: {hint: tool.get("annotations", {}).get(hint, default) for hint, default in DEFAULTS.items()}
+                 for tool in tools}
+        needy = next(tool["name"] for tool in tools if tool["inputSchema"].get("required"))
+        unknown = call("tools/call", {"name": "no_such_tool", "arguments": {}})
+        bad = call("tools/call", {"name": needy, "arguments": {}})
+    return {"era": MODERN if modern else LEGACY, "hints": hints, "unknown_tool": error_style(unknown),
+            "bad_arguments": error_style(bad), "tools_list": cost}
+
+
+def check_server_report(report):
+    """report(command) must describe each of the four servers as the check reads it."""
+    if missing(report):
+        not_done("define report(command) first.")
+        return
+    if not LEGACY_PYTHON.exists():
+        failed("the legacy time server is not installed, so the check cannot run it.",
+               hint="Run `make legacy-server` in the kit's folder (make lab and make test do it for you).")
+        return
+    with field_trip_servers() as servers:
+        for name, command in servers.items():
+            outcome = attempt(report, command, guard=REPORT_GUARD_S)
+            if outcome.not_done:
+                not_done("report still raises NotImplementedError.")
+                return
+            if outcome.hung:
+                failed(f"report did not return within {REPORT_GUARD_S} s for the {name} server.",
+                       hint="Read with a timeout: a server may stay silent (StdioWire's requests time out on their own).")
+                return
+            if outcome.error:
+                failed(f"report raised {outcome.error_text} for the {name} server.", hint=crash_hint(name))
+                return
+            if not judge(name, outcome.value, reference_report(command)):
+                return
+    passed("report is right on all four servers: the era each speaks, every hint declared or left to the spec's "
+           "worst-case default, how each answers an unknown tool and bad arguments, and what its tools/list costs.")
+
+
+def judge(name, said, right):
+    """Print the first difference between the learner's report and the right one; True when there is none."""
+    if not isinstance(said, dict) or set(said) != set(KEYS):
+        failed(f"report returned {shown(said, 120)} for the {name} server; return a dict with exactly the keys "
+               f"{', '.join(KEYS)}.")
+        return False
+    if said["era"] != right["era"]:
+        failed(f"report says the {name} server speaks {shown(said['era'])}; it speaks {right['era']!r}.",
+               hint=era_hint(name, right["era"]))
+        return False
+    return judge_hints(name, said["hints"], right["hints"]) and judge_errors(name, said, right) and \
+        judge_cost(name, said["tools_list"], right["tools_list"])
+
+
+def judge_hints(name, said, right):
+    if not isinstance(said, dict) or set(said) != set(right):
+        failed(f"report's hints for the {name} server name the tools {shown(sorted(said) if isinstance(said, dict) else said, 200)}; "
+               f"its tools/list has {sorted(right)}.", hint="One entry per tool in tools/list, keyed by the tool's name.")
+        return False
+    for tool, hints in right.items():
+        given = said[tool]
+        if not isinstance(given, dict) or set(given) != set(DEFAULTS):
+            failed(f"the hints of {tool} on the {name} server are {shown(given)}; give the four hints "
+                   f"{', '.join(DEFAULTS)}, each true or false.")
+            return False
+        for hint, value in hints.items():
+            if given[hint] is not value:
+                failed(f"report says {tool} on the {name} server has {hint} = {shown(given[hint])}; it is {value}.",
+                       hint=hint_hint(hint, given[hint]))
+                return False
+    return True
+
+
+def judge_errors(name, said, right):
+    for key, what in (("unknown_tool", "a call to a tool that does not exist"),
+                      ("bad_arguments", "a call without the arguments its inputSchema requires")):
+        if said[key] != right[key]:
+            failed(f"report says the {name} server answers {what} with {shown(said[key])}; it answers "
+                   f"{describe(right[key])}.", hint=error_hint(said[key], right[key]))
+            return False
+    return True
+
+
+def judge_cost(name, said, right):
+    right_bytes, right_tokens = right
+    if not isinstance(said, (tuple, list)) or len(said) != 2:
+        failed(f"report's tools_list for the {name} server is {shown(said)}; give (bytes, tokens) of the reply.")
+        return False
+    given_bytes, given_tokens = said
+    if given_bytes != right_bytes:
+        failed(f"report says the {name} server's tools/list reply is {shown(given_bytes)} bytes; "
+               f"it is {right_bytes} on the wire, newline included.", hint=bytes_hint(given_bytes, right_bytes))
+        return False
+    if given_tokens != right_tokens:
+        failed(f"report says the {name} server's tools/list reply is {shown(given_tokens)} tokens; "
+               f"it is {right_tokens} in cl100k_base.",
+               hint="Count the reply's own text (reply.text, or the exchange's tokens_down) with count_tokens: "
+                    "a copy made with json.dumps has other spaces, so other tokens.")
+        return False
+    return True
+
+
+def describe(style):
+    return "a result marked isError" if style == "isError" else f"the JSON-RPC error {style}"
+
+
+def crash_hint(name):
+    if name == "legacy time":
+        return ("The legacy server is not the lab: its results carry no resultType, its tools no annotations "
+                "and no outputSchema, and it wants the handshake before tools/list. Read optional fields with .get().")
+    return "An unknown tool may come back as a JSON-RPC error (no result) or as a result: reply.error tells which."
+
+
+def era_hint(name, era):
+    if era == LEGACY:
+        return ("This server answers server/discover with -32602, not -32601: a legacy server may answer with any "
+                "error, or not at all. Only a result with resultType, or -32020, -32021 or -32022, means 2026-07-28.")
+    return "A result of server/discover that carries resultType comes from a 2026-07-28 server: no handshake is needed."
+
+
+def hint_hint(hint, given):
+    if given is False and DEFAULTS[hint] is True:
+        return (f"This tool does not declare {hint}, and a missing hint is not false: the spec's default for it is "
+                "true (the worst case: destructive, open world).")
+    if given is None:
+        return f"A missing hint takes the spec's default: {hint} defaults to {str(DEFAULTS[hint]).lower()}."
+    return "Read the value the tool declares in annotations; take the spec's default only when it declares none."
+
+
+def error_hint(given, right):
+    if right == "isError":
+        return ("Not every error is a JSON-RPC error: this server answered with a result whose isError is true "
+                "(reply.is_tool_error). Report \"isError\" for that.")
+    if given == "isError":
+        return f"This one is a JSON-RPC error: the reply has no result, and reply.code is {right}."
+    return "Report the JSON-RPC error's code (reply.code), or \"isError\" for a failed tool result."
+
+
+def bytes_hint(given, right):
+    if given == right - 1:
+        return "One short: on stdio the newline that ends the line is on the wire too (the exchange's bytes_down has it)."
+    return "Measure the reply as it crossed the wire (the last exchange's bytes_down), not a copy made with json.dumps."
