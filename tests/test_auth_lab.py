@@ -368,3 +368,65 @@ def test_nothing_is_left_on_disk_outside_the_temporary_folder(tmp_path):
 def test_help_shows_the_auth_mode():
     shown = subprocess.run([sys.executable, "-m", "labserver", "--help"], capture_output=True, text=True, timeout=60)
     assert "--auth" in shown.stdout and "authorization server" in shown.stdout and "--token-lifetime" in shown.stdout
+
+
+# --- refresh-token reuse and Client ID Metadata Documents the lab fetches -----------------------
+
+def test_a_reused_refresh_token_revokes_its_whole_grant_and_only_that_one(lab):
+    stolen, other = lab.tokens_for(), lab.tokens_for()
+    renewed = lab.token(grant_type="refresh_token", refresh_token=stolen["refresh_token"], client_id=CLIENT,
+                        resource=lab.url).json()
+    replay = lab.token(grant_type="refresh_token", refresh_token=stolen["refresh_token"], client_id=CLIENT)
+    assert replay.status_code == 400 and replay.json()["error"] == "invalid_grant"
+    after = lab.token(grant_type="refresh_token", refresh_token=renewed["refresh_token"], client_id=CLIENT)
+    assert after.status_code == 400 and after.json()["error"] == "invalid_grant"
+    assert lab.post(request(1, "server/discover"), renewed["access_token"]).status_code == 401
+    assert lab.post(request(2, "server/discover"), other["access_token"]).status_code == 200
+
+
+@pytest.fixture()
+def documents():
+    from mcpwire.oauth import ClientDocumentHost
+
+    host = ClientDocumentHost()
+    yield host
+    host.close()
+
+
+def document_for(host, path, cache_control=None, **fields):
+    url = host.url + path
+    return host.serve(path, {"client_id": url, "client_name": "test client", "redirect_uris": [REDIRECT], **fields},
+                      cache_control)
+
+
+def test_a_metadata_document_client_gets_tokens_and_is_fetched_again_without_cache_headers(lab, documents):
+    client_id = document_for(documents, "/plain.json")
+    query, verifier = lab.authorize(client_id=client_id)
+    response = lab.token(grant_type="authorization_code", code=query["code"], redirect_uri=REDIRECT,
+                         client_id=client_id, code_verifier=verifier, resource=lab.url)
+    assert response.status_code == 200 and documents.fetches == ["/plain.json", "/plain.json"]
+
+
+def test_a_metadata_document_is_kept_as_long_as_its_max_age_allows(lab, documents):
+    client_id = document_for(documents, "/kept.json", "public, max-age=300")
+    lab.authorize(client_id=client_id)
+    lab.authorize(client_id=client_id)
+    assert documents.fetches == ["/kept.json"]
+
+
+@pytest.mark.parametrize(("path", "fields"), [
+    ("/copy.json", {"client_id": "http://127.0.0.1:1/original.json"}),
+    ("/nameless.json", {"client_name": ""}),
+    ("/no-redirects.json", {"redirect_uris": []}),
+    ("/secret.json", {"token_endpoint_auth_method": "client_secret_basic"}),
+])
+def test_a_metadata_document_that_fails_a_check_is_refused_without_redirect(lab, documents, path, fields):
+    client_id = document_for(documents, path, **fields)
+    response, _ = lab.authorize(client_id=client_id)
+    assert response.status_code == 400 and "location" not in response.headers and documents.fetches == [path]
+
+
+def test_a_redirect_uri_the_document_does_not_list_is_refused(lab, documents):
+    client_id = document_for(documents, "/listed.json", redirect_uris=["http://127.0.0.1/other"])
+    response, _ = lab.authorize(client_id=client_id)
+    assert response.status_code == 400 and "not registered" in response.json()["error_description"]

@@ -8,6 +8,7 @@ error replies; this class only decides what to store and what to hand out.
 from __future__ import annotations
 
 import ipaddress
+import re
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -52,6 +53,14 @@ def is_loopback(host: str | None) -> bool:
         return False
 
 
+def max_age(cache_control: str | None) -> int:
+    """Seconds a response may be reused, from its Cache-Control header; 0 (fetch again) without one."""
+    if not cache_control or re.search(r"(?i)\bno-(store|cache)\b", cache_control):
+        return 0
+    found = re.search(r"(?i)\bmax-age=(\d+)", cache_control)
+    return int(found.group(1)) if found else 0
+
+
 @dataclass
 class Pending:
     """An authorization request waiting for the user's answer on the consent page."""
@@ -70,6 +79,11 @@ class LabProvider:
     codes: dict[str, AuthorizationCode] = field(default_factory=dict)
     access_tokens: dict[str, AccessToken] = field(default_factory=dict)
     refresh_tokens: dict[str, RefreshToken] = field(default_factory=dict)
+    # Every token belongs to the grant (the user's one consent) it came from; a rotated refresh token is
+    # remembered with its grant, so its reuse can revoke the whole grant (OAuth 2.1 section 4.3.1).
+    grants: dict[str, str] = field(default_factory=dict)
+    rotated: dict[str, str] = field(default_factory=dict)
+    documents: dict[str, tuple[OAuthClientInformationFull, float]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.clients.setdefault(NOTEBOOK_CLIENT.client_id, NOTEBOOK_CLIENT)
@@ -80,6 +94,9 @@ class LabProvider:
         if client_id in self.clients:
             return self.clients[client_id]
         if client_id.startswith(("http://", "https://")):
+            cached = self.documents.get(client_id)
+            if cached is not None and cached[1] > time.time():
+                return cached[0]
             return await self.client_from_document(client_id)
         return None
 
@@ -90,7 +107,8 @@ class LabProvider:
         """A Client ID Metadata Document client: fetch the JSON its client_id names and check it.
 
         The spec wants an https URL with a path; the lab, which must stay offline, fetches only
-        loopback URLs and so also accepts plain http there. Nothing is cached across restarts.
+        loopback URLs and so also accepts plain http there. A document is kept as long as its
+        Cache-Control max-age allows (without one, it is fetched again each time), never across restarts.
         """
         parts = urlsplit(url)
         if not parts.path.strip("/") or not is_loopback(parts.hostname):
@@ -108,10 +126,12 @@ class LabProvider:
         if document.get("token_endpoint_auth_method", "none") != "none":
             return None  # the lab holds no keys to check private_key_jwt, and a document cannot carry a secret
         try:
-            client = OAuthClientInformationFull.model_validate({**document, "scope": " ".join(SCOPES)})
+            # Public, whether the document says so or leaves it out (RFC 7591's default would ask for a secret).
+            client = OAuthClientInformationFull.model_validate(
+                {**document, "token_endpoint_auth_method": "none", "scope": " ".join(SCOPES)})
         except ValidationError:
             return None
-        self.clients[url] = client
+        self.documents[url] = (client, time.time() + max_age(response.headers.get("cache-control")))
         return client
 
     # --- authorization: the SDK's /authorize hands us a validated request ------------------
@@ -157,16 +177,28 @@ class LabProvider:
 
     async def exchange_authorization_code(self, client: OAuthClientInformationFull, code: AuthorizationCode) -> OAuthToken:
         del self.codes[code.code]  # a code works once
-        return self.mint(client.client_id, code.scopes, code.resource, code.subject)
+        return self.mint(client.client_id, code.scopes, code.resource, code.subject, secrets.token_urlsafe(16))
 
     async def load_refresh_token(self, client: OAuthClientInformationFull, token: str) -> RefreshToken | None:
+        if token in self.rotated:
+            # A refresh token already traded in is back: either the client or a thief holds a copy.
+            # Which one cannot be told, so every token of that grant stops working.
+            self.revoke_grant(self.rotated[token])
         return self.refresh_tokens.get(token)
 
     async def exchange_refresh_token(self, client: OAuthClientInformationFull, refresh: RefreshToken,
                                      scopes: list[str]) -> OAuthToken:
         # Rotation: the old refresh token stops working the moment the new pair is issued.
         self.refresh_tokens.pop(refresh.token, None)
-        return self.mint(client.client_id, scopes, refresh.resource, refresh.subject)
+        grant = self.grants.pop(refresh.token, secrets.token_urlsafe(16))
+        self.rotated[refresh.token] = grant
+        return self.mint(client.client_id, scopes, refresh.resource, refresh.subject, grant)
+
+    def revoke_grant(self, grant: str) -> None:
+        for token in [token for token, owner in self.grants.items() if owner == grant]:
+            self.access_tokens.pop(token, None)
+            self.refresh_tokens.pop(token, None)
+            del self.grants[token]
 
     async def load_access_token(self, token: str) -> AccessToken | None:
         return self.access_tokens.get(token)
@@ -175,7 +207,8 @@ class LabProvider:
         self.access_tokens.pop(token.token, None)
         self.refresh_tokens.pop(token.token, None)
 
-    def mint(self, client_id: str, scopes: list[str], resource: str | None, subject: str | None) -> OAuthToken:
+    def mint(self, client_id: str, scopes: list[str], resource: str | None, subject: str | None,
+             grant: str) -> OAuthToken:
         now = int(time.time())
         access = secrets.token_urlsafe(32)
         refresh = secrets.token_urlsafe(32)
@@ -187,5 +220,6 @@ class LabProvider:
             token=refresh, client_id=client_id, scopes=scopes, expires_at=now + REFRESH_LIFETIME_S,
             resource=resource, subject=subject,
         )
+        self.grants[access] = self.grants[refresh] = grant
         return OAuthToken(access_token=access, expires_in=self.access_lifetime_s, scope=" ".join(scopes),
                           refresh_token=refresh)
