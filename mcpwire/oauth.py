@@ -16,11 +16,14 @@ once) or `consent_as("ada")` (the lab's consent step, answered in the URL).
 
 import base64
 import hashlib
+import ipaddress
 import json
 import re
 import secrets
+import threading
 import time
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, quote, urlencode, urljoin, urlsplit
 
 from .errors import WireError
@@ -28,6 +31,8 @@ from .http11 import Connection
 from .transcript import Exchange, Transcript
 
 REDIRECT_URI = "http://127.0.0.1/callback"
+# What the client keeps per authorization server, keyed by its issuer: nothing here goes to another one.
+CREDENTIALS = ("client_id", "client_secret", "auth_method", "access_token", "refresh_token")
 
 
 class OAuthError(WireError):
@@ -82,6 +87,33 @@ def authorization_server_metadata_urls(issuer):
     return [f"{origin}/.well-known/oauth-authorization-server{path}",
             f"{origin}/.well-known/openid-configuration{path}",
             f"{origin}{path}/.well-known/openid-configuration"]
+
+
+def is_loopback(host):
+    """True for localhost and loopback IP literals (127.0.0.0/8, ::1): traffic to them never leaves the machine."""
+    if host is None:
+        return False
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def require_secure(url, what):
+    """Refuse a URL an MCP client must not use for OAuth: anything but https, or plain http on a loopback host.
+
+    MCP says every authorization server endpoint MUST be served over HTTPS and every redirect URI MUST be
+    localhost or HTTPS. OAuth 2.1 lets loopback redirect URIs use http because the request never leaves the
+    device; this helper also accepts http endpoints on loopback, for the same reason, so the offline lab works.
+    Any other scheme (javascript:, data:, file:) is refused too.
+    """
+    parts = urlsplit(url) if isinstance(url, str) else None
+    scheme = parts.scheme.lower() if parts else ""
+    if parts and parts.hostname and (scheme == "https" or (scheme == "http" and is_loopback(parts.hostname))):
+        return url
+    raise OAuthError(f"{what} {url!r} is neither https nor http on a loopback host: refusing it")
 
 
 def resource_covers(resource, url):
@@ -156,6 +188,54 @@ def http(method, url, *, headers=None, form=None, body=None, timeout=10.0, trans
     return HttpResult(response.status, reply_headers, bytes(response.body))
 
 
+# --- a client's own metadata document, hosted on this machine ---------------------------------
+
+class ClientDocumentHost:
+    """Client ID Metadata Documents served on 127.0.0.1, with every fetch recorded in `fetches`.
+
+    A real client hosts its document at an https URL; this host serves plain http on loopback, which is
+    what an offline authorization server (the lab's) can fetch. `serve(path, document, cache_control)`
+    publishes one; any other path answers 404.
+    """
+
+    def __init__(self):
+        self.documents = {}
+        self.fetches = []
+        host = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):
+                host.fetches.append(self.path)
+                found = host.documents.get(self.path)
+                if found is None:
+                    self.send_error(404)
+                    return
+                body, cache_control = json.dumps(found[0]).encode(), found[1]
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                if cache_control:
+                    self.send_header("Cache-Control", cache_control)
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass  # the fetches list is the log
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_port}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def serve(self, path, document, cache_control=None):
+        """Publish `document` at `path`; returns its URL."""
+        self.documents[path] = (document, cache_control)
+        return self.url + path
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
 # --- user agents: who carries the authorization request to the server and back ----------------
 
 def follow_redirects(authorization_url, redirect_uri, get):
@@ -210,13 +290,22 @@ class OAuth:
     issuer: str | None = None
     server_metadata: dict | None = None
     resource_metadata: dict | None = None
+    # Client ids and tokens of the other authorization servers met so far, keyed by issuer; pass
+    # {issuer: {"client_id": …, "auth_method": …}} to give the ids pre-registered with each one.
+    credentials: dict = field(default_factory=dict)
     _step_ups: int = 0
     _metadata_hint: str | None = None
-    _registered_with: str | None = None  # the issuer of a dynamically registered client id
+    _client_kind: str | None = None  # how the current client id was had: pre-registered, metadata document, dynamic
+    _url: str | None = None  # the MCP endpoint of the wire attached last
+
+    def __post_init__(self):
+        if self.client_id is not None:
+            self._client_kind = "pre-registered"
 
     def attach(self, wire):
         """Record every authorization exchange in `wire`'s transcript, between its MCP frames."""
         self.transcript = wire.transcript
+        self._url = getattr(wire, "url", None)
         return self
 
     def send(self, wire, frame, headers=None, **kwargs):
@@ -231,7 +320,10 @@ class OAuth:
         return reply
 
     def headers(self):
-        return {"Authorization": f"Bearer {self.access_token}"} if self.access_token else {}
+        """The bearer header, only for the server the token was issued for (a token never goes to another one)."""
+        if not self.access_token or (self._url and self.resource and not resource_covers(self.resource, self._url)):
+            return {}
+        return {"Authorization": f"Bearer {self.access_token}"}
 
     def get(self, url, label):
         return http("GET", url, timeout=self.timeout, transcript=self.transcript, label=label)
@@ -275,8 +367,10 @@ class OAuth:
         servers = document.get("authorization_servers") or []
         if not servers:
             raise OAuthError("the resource metadata names no authorization server")
+        if resource != self.resource:
+            self.scopes = []  # scopes accumulate per resource: another server starts from its own challenge
         self.resource_metadata, self.resource = document, resource
-        issuer = servers[0]
+        issuer = require_secure(servers[0], "the authorization server")
         for candidate in authorization_server_metadata_urls(issuer):
             reply = self.get(candidate, "server metadata")
             metadata = reply.json() if reply.status == 200 else None
@@ -285,14 +379,40 @@ class OAuth:
             if metadata.get("issuer") != issuer:
                 raise OAuthError(f"the metadata at {candidate} says issuer {metadata.get('issuer')!r}, "
                                  f"not {issuer!r}: refusing it")
-            if self._registered_with not in (None, issuer):
-                # Client ids belong to the server that issued them: a new authorization server means registering again.
-                self.client_id = self.client_secret = self.auth_method = None
-                self.access_token = self.refresh_token = None
-                self._registered_with = None
-            self.issuer, self.server_metadata = issuer, metadata
+            for endpoint in ("authorization_endpoint", "token_endpoint", "registration_endpoint"):
+                if endpoint in metadata:
+                    require_secure(metadata[endpoint], f"the {endpoint.replace('_', ' ')}")
+            self.use_issuer(issuer)
+            self.server_metadata = metadata
             return
         raise OAuthError(f"no authorization server metadata for {issuer}")
+
+    def use_issuer(self, issuer):
+        """Switch to the credentials of `issuer`: MCP binds client ids and tokens to the server that issued them.
+
+        What the previous authorization server issued is kept under its issuer and never sent to the new one; a
+        client id from a metadata document or a dynamic registration is had again from the new server, and a
+        pre-registered id with no entry for the new issuer in `credentials` is an error, not a guess.
+        """
+        if self.issuer == issuer:
+            return
+        kept = self.credentials.get(issuer)
+        if self.issuer is None:
+            if kept is not None and self.client_id is None:
+                self.load(kept)
+            self.issuer = issuer
+            return
+        if self._client_kind == "pre-registered" and kept is None:
+            raise OAuthError(f"the client id {self.client_id!r} was registered with {self.issuer!r}, and this server's "
+                             f"metadata now names {issuer!r}: give the id that server issued in credentials={{...}}")
+        self.credentials[self.issuer] = {**{name: getattr(self, name) for name in CREDENTIALS}, "kind": self._client_kind}
+        self.load(kept or {})
+        self.issuer = issuer
+
+    def load(self, kept):
+        for name in CREDENTIALS:
+            setattr(self, name, kept.get(name))
+        self._client_kind = kept.get("kind", "pre-registered" if kept.get("client_id") else None)
 
     def choose_scopes(self, challenge):
         """The challenge's scope, else the metadata's scopes_supported, united with what was asked before."""
@@ -314,7 +434,11 @@ class OAuth:
         if self.client_id is not None:
             return
         if self.client_metadata_url and metadata.get("client_id_metadata_document_supported"):
+            require_secure(self.client_metadata_url, "the client metadata document URL")
+            if not urlsplit(self.client_metadata_url).path.strip("/"):
+                raise OAuthError(f"a client metadata document URL needs a path: {self.client_metadata_url!r}")
             self.client_id, self.auth_method = self.client_metadata_url, "none"
+            self._client_kind = "metadata document"
             return
         endpoint = metadata.get("registration_endpoint")
         if not endpoint:
@@ -330,7 +454,7 @@ class OAuth:
             raise OAuthError(f"dynamic registration failed: HTTP {reply.status} {reply.body[:200]!r}")
         self.client_id, self.client_secret = client["client_id"], client.get("client_secret")
         self.auth_method = client.get("token_endpoint_auth_method") or method
-        self._registered_with = self.issuer
+        self._client_kind = "dynamic"
 
     def authorize(self, url, challenge=None):
         """The whole dance for `url`; afterwards `headers()` carries the new bearer token."""
@@ -340,6 +464,7 @@ class OAuth:
             self.discover(url, challenge)
             self._metadata_hint = hint
         self.require_pkce()
+        require_secure(self.redirect_uri, "the redirect URI")
         self.register()
         scopes = self.choose_scopes(challenge)
         verifier, code_challenge = pkce_pair()

@@ -17,6 +17,7 @@ from mcpwire.oauth import (
     parse_challenge,
     pkce_pair,
     protected_resource_metadata_urls,
+    require_secure,
     resource_covers,
 )
 
@@ -101,6 +102,86 @@ def test_the_redirect_checks_refuse(answer, phrase):
         checked(**answer)
 
 
+def test_an_absent_iss_goes_on_when_the_server_does_not_advertise_it():
+    auth = OAuth(issuer="http://as.example", server_metadata={})
+    auth.check_response({"code": "c", "state": "s1"}, "s1")
+
+
+def test_an_error_from_the_wrong_issuer_is_not_repeated():
+    with pytest.raises(OAuthError) as refused:
+        checked(error="access_denied", error_description="call 555-0100", state="s1", iss="http://attacker.example")
+    assert "555" not in str(refused.value) and "access_denied" not in str(refused.value)
+
+
+@pytest.mark.parametrize("url", [
+    "https://as.example/token", "http://127.0.0.1:8080/token", "http://localhost/callback", "http://[::1]:9/authorize",
+    "http://127.0.0.2/callback",
+])
+def test_https_or_loopback_http_is_accepted(url):
+    assert require_secure(url, "url") == url
+
+
+@pytest.mark.parametrize("url", [
+    "http://as.example/token", "http://localhost.example/cb", "javascript:alert(1)", "data:text/html,x",
+    "file:///etc/passwd", "https:///no-host", "", None, "HTTP://10.0.0.1/authorize",
+])
+def test_anything_else_is_refused(url):
+    with pytest.raises(OAuthError, match="refusing it"):
+        require_secure(url, "url")
+
+
+def test_a_redirect_uri_off_loopback_without_https_stops_before_the_browser_opens():
+    asked = []
+    metadata = {"authorization_endpoint": "https://as.example/authorize", "token_endpoint": "https://as.example/token",
+                "code_challenge_methods_supported": ["S256"]}
+    auth = OAuth(client_id="c", auth_method="none", issuer="https://as.example", server_metadata=metadata,
+                 resource="https://rs.example/mcp", redirect_uri="http://app.example/callback",
+                 user_agent=lambda url, redirect, get: asked.append(url))
+    with pytest.raises(OAuthError, match="redirect URI"):
+        auth.authorize("https://rs.example/mcp")
+    assert asked == []
+
+
+def holding(kind="dynamic", **credentials):
+    auth = OAuth(issuer="https://a.example", resource="https://rs.example/mcp", access_token="token-a",
+                 refresh_token="refresh-a", client_id="id-a", **credentials)
+    auth._client_kind = kind
+    return auth
+
+
+def test_a_new_issuer_gets_nothing_the_old_one_issued_and_the_old_ones_are_kept():
+    auth = holding()
+    auth.use_issuer("https://b.example")
+    assert (auth.client_id, auth.access_token, auth.refresh_token, auth.headers()) == (None, None, None, {})
+    assert auth.credentials["https://a.example"]["client_id"] == "id-a"
+    auth.use_issuer("https://a.example")
+    assert (auth.client_id, auth.access_token) == ("id-a", "token-a")
+
+
+def test_a_pre_registered_id_is_not_carried_to_another_issuer():
+    auth = holding("pre-registered")
+    with pytest.raises(OAuthError, match="registered with 'https://a.example'"):
+        auth.use_issuer("https://b.example")
+    assert auth.issuer == "https://a.example" and auth.client_id == "id-a"
+
+
+def test_an_id_given_for_the_new_issuer_is_used_there():
+    auth = holding("pre-registered", credentials={"https://b.example": {"client_id": "id-b", "auth_method": "none"}})
+    auth.use_issuer("https://b.example")
+    assert (auth.client_id, auth.auth_method, auth.access_token) == ("id-b", "none", None)
+
+
+class Wire:
+    def __init__(self, url):
+        self.url, self.transcript = url, []
+
+
+def test_a_token_goes_only_to_the_server_it_was_issued_for():
+    auth = holding()
+    assert auth.attach(Wire("https://rs.example/mcp")).headers() == {"Authorization": "Bearer token-a"}
+    assert auth.attach(Wire("https://other.example/mcp")).headers() == {}
+
+
 @pytest.mark.parametrize("methods", [None, [], ["plain"]])
 def test_a_server_without_s256_pkce_is_refused_before_the_authorization_request(methods):
     # The spec's rule: without code_challenge_methods_supported a client cannot know the server checks PKCE.
@@ -177,6 +258,28 @@ def test_an_expired_token_is_refreshed_without_a_new_consent():
         assert auth.send(wire, search(2)).ok
         assert [e.method for e in wire.transcript][start:] == [
             "tools/call", "oauth resource metadata", "oauth server metadata", "oauth token", "tools/call"]
+
+
+def test_a_client_that_moves_to_another_authorization_server_registers_again_and_sends_it_no_token(wire):
+    auth = OAuth(user_agent=consent_as("ada")).attach(wire)
+    assert auth.send(wire, search(8)).ok
+    first_issuer, first_id = auth.issuer, auth.client_id
+    with HttpWire.labserver("--auth") as other:
+        auth.attach(other)
+        start = len(other.transcript)
+        assert auth.send(other, search(1)).ok
+        sent = other.transcript[start:]
+    assert b"authorization: bearer" not in sent[0].up.lower() and sent[0].status == 401
+    assert "oauth register" in [e.method for e in sent]
+    assert auth.issuer != first_issuer and auth.client_id != first_id
+    assert auth.credentials[first_issuer]["client_id"] == first_id
+
+
+def test_a_metadata_document_url_off_loopback_must_be_https():
+    auth = OAuth(client_metadata_url="http://app.example/client.json", issuer="https://as.example",
+                 server_metadata={"client_id_metadata_document_supported": True})
+    with pytest.raises(OAuthError, match="metadata document URL"):
+        auth.register()
 
 
 def test_an_httpwire_given_auth_authorizes_by_itself():
