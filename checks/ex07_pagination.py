@@ -60,6 +60,14 @@ def check_all_resources(all_resources, lab=None):
 
 def _judge(story, expected, request, outcome):
     if isinstance(outcome.error, TooManySends):
+        dropped = _dropped_empty_cursor(request.sent)
+        if dropped is not None:
+            failed(f"{story}, a page's nextCursor was \"\" (an empty string), and your request {dropped} after it "
+                   f"sent no cursor, so the server started again from the first page; your function sent "
+                   f"{MAX_REQUESTS} requests and was still going.",
+                   hint="An empty string is a cursor: `if cursor:` and `cursor or None` drop it. Test for the key, or "
+                        "`is not None`, and send {\"cursor\": \"\"}.")
+            return False
         failed(f"{story}, your function sent {MAX_REQUESTS} requests and was still going.",
                hint="Send the cursor of the latest page each time, and stop when a result has no nextCursor.")
         return False
@@ -113,6 +121,16 @@ def _judge(story, expected, request, outcome):
            + f"; the pages hold {len(expected)} resources, {len(issued)} cursor(s) followed.",
            hint="Return the resource objects of every page, in the order the pages came, each once.")
     return False
+
+
+def _dropped_empty_cursor(sent):
+    """The number of the first request that followed a nextCursor of "" without sending it, or None."""
+    for number, ((_, _, message), (_, params, _)) in enumerate(zip(sent, sent[1:]), start=2):
+        issued = (message.get("result") or {}).get("nextCursor") if isinstance(message, dict) else None
+        cursor = params.get("cursor") if isinstance(params, dict) else None
+        if issued == "" and cursor is None:
+            return number
+    return None
 
 
 def _issued_cursors(sent):

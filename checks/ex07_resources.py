@@ -1,5 +1,7 @@
 """Checks for exercise 07: read a note through the URI template; fill the prompt with a completed argument."""
 
+import copy
+
 from mcpwire.frames import dumps
 from .attempt import RecordingRequest, TooManySends, attempt, missing
 from .servers import stdio_lab
@@ -15,7 +17,13 @@ HEADER_KEYS = ("id", "title", "tags", "date")
 
 NOTE_IDS = ["spindle-density", "welcome", "lab-sync-2026-02-09"]
 COLON_NOTE = {"title": "Lab sync: spindles at 10:30", "body": "Agenda: the 10:30 slot.", "tags": ["sync"]}
+# The lab's front matter is not YAML: a value is the rest of its line as written. Quotes and brackets stay, a title
+# may hold "---", and a body may hold a --- line (a Markdown rule) with key: value lines after it.
+WRITTEN_NOTE = {"title": '[draft] Quiet rooms --- "v2"', "tags": ["sleep", "noise"],
+                "body": "Before the break.\n\n---\n\nAfter: the second half.\n\n---\n\nThe end."}
 UNTAGGED_NOTE = {"title": "Untagged idea", "body": "No tags yet."}  # its front matter says tags: []
+# A template of the check's own, answered through its own request: a URI built without the template argument fails.
+OWN_TEMPLATE = "archive://sleep-lab/notes/{note_id}.md"
 
 
 def note_template(wire):
@@ -29,6 +37,34 @@ def _header_from_tool(wire, note_id):
     return {key: note["structuredContent"][key] for key in HEADER_KEYS}
 
 
+class OwnTemplateRequest(RecordingRequest):
+    """The check's request for its own template: a resources/read of one of its URIs gets the lab's note under it."""
+
+    def __init__(self, wire, *, max_requests, lab_template):
+        super().__init__(wire, max_requests=max_requests)
+        self.lab_template = lab_template
+
+    def __call__(self, method, params=None):
+        self._one_more()
+        params = copy.deepcopy(params)
+        note_id = _expanded_id(params.get("uri")) if method == "resources/read" and isinstance(params, dict) else None
+        if note_id is None:
+            message = self.wire.request(method, params).message
+        else:
+            message = self.wire.request(method, {**params, "uri": self.lab_template.replace("{note_id}", note_id)}).message
+            for content in (message.get("result") or {}).get("contents", []):
+                content["uri"] = params["uri"]
+        self.sent.append((method, params, message))
+        return copy.deepcopy(message)
+
+
+def _expanded_id(uri):
+    head, tail = OWN_TEMPLATE.split("{note_id}")
+    if isinstance(uri, str) and uri.startswith(head) and uri.endswith(tail) and len(uri) > len(head + tail):
+        return uri[len(head):len(uri) - len(tail)]
+    return None
+
+
 def check_templated_read(note_header, lab=None):
     """note_header(request, template, note_id): expand the template, resources/read it, parse the front matter."""
     if missing(note_header):
@@ -39,30 +75,35 @@ def check_templated_read(note_header, lab=None):
         for note_id in NOTE_IDS:
             if not _read_one(note_header, wire, template, note_id):
                 return
-    # No sample note has a colon in a value or no tags, so the check writes such notes in a lab of its own (yours
-    # keeps its notes).
-    with stdio_lab(None) as own:
-        for note in (COLON_NOTE, UNTAGGED_NOTE):
-            created = own.request("tools/call", {"name": "create_note", "arguments": note}).result
-            if not _read_one(note_header, own, template, created["structuredContent"]["id"]):
+        own = OwnTemplateRequest(wire, max_requests=MAX_REQUESTS, lab_template=template)
+        if not _read_one(note_header, wire, OWN_TEMPLATE, NOTE_IDS[0], request=own, lab_template=template):
+            return
+    # No sample note has a colon, quotes, brackets or --- in a value, or no tags, so the check writes such notes in a
+    # lab of its own (yours keeps its notes).
+    with stdio_lab(None) as own_lab:
+        for note in (COLON_NOTE, WRITTEN_NOTE, UNTAGGED_NOTE):
+            created = own_lab.request("tools/call", {"name": "create_note", "arguments": note}).result
+            if not _read_one(note_header, own_lab, template, created["structuredContent"]["id"]):
                 return
-    passed(f"note_header read {', '.join(NOTE_IDS)}, a note titled {COLON_NOTE['title']!r} and one with no tags as "
-           f"resources built from {template} and parsed their front matter: id, title, tags as a list and date "
-           "agree with what read_note says.")
+    passed(f"note_header read {', '.join(NOTE_IDS)} through {template}, {NOTE_IDS[0]} again through a template of the "
+           f"check's own ({OWN_TEMPLATE}), and three notes it wrote: one titled {COLON_NOTE['title']!r}, one titled "
+           f"{WRITTEN_NOTE['title']!r} with a --- line in its body, and one with no tags. Their id, title, tags (a "
+           "list) and date agree with what read_note says.")
 
 
-def _read_one(note_header, wire, template, note_id):
+def _read_one(note_header, wire, template, note_id, *, request=None, lab_template=None):
     expected = _header_from_tool(wire, note_id)
-    request = RecordingRequest(wire, max_requests=MAX_REQUESTS)
+    request = request or RecordingRequest(wire, max_requests=MAX_REQUESTS)
     outcome = attempt(note_header, request, template, note_id)
     if outcome.not_done:
         not_done("note_header still raises NotImplementedError. Build the URI, send resources/read, "
                  "parse the front matter.")
         return False
-    return _judge_note(note_id, template.replace("{note_id}", note_id), expected, request, outcome)
+    ignored = lab_template.replace("{note_id}", note_id) if lab_template else None
+    return _judge_note(note_id, template.replace("{note_id}", note_id), expected, request, outcome, ignored)
 
 
-def _judge_note(note_id, uri, expected, request, outcome):
+def _judge_note(note_id, uri, expected, request, outcome, ignored=None):
     story = f"For the note {note_id!r}"
     if isinstance(outcome.error, TooManySends):
         failed(f"{story}, your function sent {MAX_REQUESTS} requests and was still going.",
@@ -76,6 +117,12 @@ def _judge_note(note_id, uri, expected, request, outcome):
         return False
     params, message = reads[0]
     asked = params.get("uri") if isinstance(params, dict) else None
+    if asked != uri and asked == ignored:
+        failed(f"{story}, the check gave your function the template {OWN_TEMPLATE!r}, and you read {asked!r}: your "
+               "URI does not come from the template argument.",
+               hint="A server may list any template: build the URI from template, the argument, not from "
+                    "notes://{note_id}.")
+        return False
     if asked != uri:
         failed(f"{story}, you read the URI {short(asked)}; the template gives {uri!r}.", server=said(message),
                hint="Replace the whole {note_id}, braces included, with the id.")
@@ -99,23 +146,52 @@ def _judge_note(note_id, uri, expected, request, outcome):
     if beyond:
         failed(f"{story}, you also returned {', '.join(map(repr, beyond[:3]))}, which the front matter does not have: "
                "your parser read on past the front matter, into the note's body.",
-               hint="The front matter is the lines between the first two --- lines; a body line can hold a colon too.")
+               hint="The front matter is the lines between the first two --- lines; a body can have a --- line of "
+                    "its own, and a body line can hold a colon too.")
         return False
     return True
 
 
+NOT_YAML = ("The front matter is not YAML: each line is 'key: value', split at the first colon, and the value is the "
+            "rest of the line as written (quotes and brackets included, the date as text). Only tags is a list.")
+
+
 def _raised_hint(error, expected):
+    if "yaml" in type(error).__module__:
+        return f"A YAML parser read this note's front matter ({_tricky(expected)}). {NOT_YAML}"
     colon = next((value for value in expected.values() if isinstance(value, str) and ": " in value), None)
     if colon is not None and not isinstance(error, (KeyError, IndexError, TypeError, AttributeError)):
         return (f"This note's front matter has a colon inside a value ({colon!r}), and it is not strict YAML: each "
                 "line is 'key: value', so split it at the first colon only.")
+    if isinstance(error, (KeyError, ValueError)) and "---" in expected["title"]:
+        return ("This note's title holds ---, and its body has a --- line of its own: the front matter ends at the "
+                "first line after the opening one that is --- and nothing else, not at the first --- in the text nor "
+                "at the last --- line.")
     return "result[\"contents\"] is a list; the note's Markdown is contents[0][\"text\"]."
 
 
+def _tricky(expected):
+    title = expected["title"]
+    if ": " in title:
+        return f"the title {title!r} holds a colon"
+    return f"the title is {title!r}" if any(mark in title for mark in "\"[]") else "the date is a date to YAML"
+
+
 def _header_hint(key, value, expected):
-    if isinstance(value, str) and isinstance(expected, str) and ":" in expected and value.strip() != expected \
-            and expected.startswith(value.strip()):
-        return "A value can hold a colon too: each front-matter line is 'key: value', so split at the first colon only."
+    if not isinstance(value, (str, list)) and value is not None and str(value) == str(expected):
+        return (f"Your parser turned the {key} into a {type(value).__module__}.{type(value).__name__}, the way YAML "
+                f"reads it. {NOT_YAML}")
+    if isinstance(value, str) and isinstance(expected, str) and value != expected:
+        for marks, hint in (("\"'", f"The quotes are part of the title as written. {NOT_YAML}"),
+                            ("[]", "The brackets are part of the title: strip [ and ] from the tags only.")):
+            if any(mark in expected for mark in marks) and _without(expected, marks) == _without(value, marks):
+                return hint
+        if "---" in expected and "---" not in value and expected.startswith(value.strip()):
+            return ("The title itself holds ---: the front matter ends at the first line that is --- and nothing "
+                    "else, not at the first --- in the text.")
+        if ":" in expected and value.strip() != expected and expected.startswith(value.strip()):
+            return ("A value can hold a colon too: each front-matter line is 'key: value', so split at the first "
+                    "colon only.")
     if key == "tags" and expected == [] and isinstance(value, list):
         return "A note without tags says tags: [], which is an empty list: splitting an empty string gives ['']."
     if key == "tags":
@@ -203,7 +279,7 @@ def _judge_prompt(prefix, audience, values, expected, request, outcome):
     wanted = {"topic": values[0], "audience": audience}
     if arguments != wanted:
         failed(f"{story}, your prompts/get arguments were {short(arguments)}; expected {short(wanted)}.",
-               server=said(get_message), hint=_arguments_hint(prefix, arguments))
+               server=said(get_message), hint=_arguments_hint(prefix, arguments, values))
         return False
     if "error" in get_message:
         failed(f"{story}, the server refused your prompts/get.", server=said(get_message),
@@ -232,7 +308,14 @@ def _values_said(message):
     return f"completion values {short(completion.get('values'))}" if isinstance(completion, dict) else said(message)
 
 
-def _arguments_hint(prefix, arguments):
+def _without(text, marks):
+    return text.translate({ord(mark): None for mark in marks})
+
+
+def _arguments_hint(prefix, arguments, values=()):
+    if isinstance(arguments, dict) and arguments.get("topic") in values[1:]:
+        return (f"The topic is the first value offered, values[0] ({values[0]!r}); you took "
+                f"values[{values.index(arguments['topic'])}] ({arguments['topic']!r}).")
     if not isinstance(arguments, dict):
         return ("prompts/get needs arguments; without them SDK 2.3.0 answers -32603 \"Internal server error\" "
                 "(the spec says -32602).")

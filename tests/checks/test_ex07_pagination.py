@@ -135,3 +135,37 @@ def test_reading_nextcursor_on_the_last_page(verdict, lab):
 def test_a_list_of_pages(verdict, lab):
     out = verdict(check_all_resources, list_of_pages, lab)
     assert "you returned a list of 3 pages" in out
+
+
+def drops_an_empty_cursor(request):
+    """Treats "" as no cursor at all: the second server's last page is never asked for, the first comes back."""
+    resources, cursor = [], None
+    while True:
+        result = request("resources/list", {"cursor": cursor} if cursor else {})["result"]
+        resources += result["resources"]
+        if "nextCursor" not in result:
+            return resources
+        cursor = result["nextCursor"]
+
+
+def test_an_empty_cursor_dropped_is_said_so(verdict, lab):
+    # Issue 31: the endless loop was stopped without saying why it never ended.
+    out = verdict(check_all_resources, drops_an_empty_cursor, lab)
+    assert out.startswith("✗ On a second server") and "your request 3 after it sent no cursor" in out, out
+    assert "started again from the first page" in out and "`if cursor:`" in out
+
+
+def all_resources_with_a_none_sentinel(request):
+    """Another style: None as the only end marker, the cursor sent whenever it is not None."""
+    resources, cursor = [], None
+    while True:
+        params = {} if cursor is None else {"cursor": cursor}
+        page = request("resources/list", params)["result"]
+        resources.extend(page["resources"])
+        cursor = page.get("nextCursor")
+        if cursor is None:
+            return resources
+
+
+def test_a_none_sentinel_loop_passes(verdict, lab):
+    assert verdict(check_all_resources, all_resources_with_a_none_sentinel, lab).startswith("✓")

@@ -1,6 +1,9 @@
 """Exercise 07, tasks 1 and 2 (a note through the URI template; complete, then get the prompt): right answers pass, wrong ones name their mistake."""
 
+import re
+
 import pytest
+import yaml
 
 import checks
 
@@ -22,8 +25,10 @@ def note_header_right(request, template, note_id, *, expand=lambda t, i: t.repla
 
 def test_templated_read_right(verdict, lab):
     out = verdict(checks.check_templated_read, note_header_right, lab)
-    assert out.startswith("✓ note_header read spindle-density, welcome, lab-sync-2026-02-09, a note titled "
-                          "'Lab sync: spindles at 10:30'")
+    assert out.startswith("✓ note_header read spindle-density, welcome, lab-sync-2026-02-09 through notes://{note_id}, "
+                          "spindle-density again through a template of the check's own "
+                          "(archive://sleep-lab/notes/{note_id}.md), and three notes it wrote: one titled "
+                          "'Lab sync: spindles at 10:30', one titled '[draft] Quiet rooms --- \"v2\"'")
 
 
 def test_templated_read_keeping_the_braces(verdict, lab):
@@ -45,9 +50,6 @@ def test_templated_read_through_the_tool(verdict, lab):
     assert out.startswith("✗") and "no resources/read" in out
 
 
-# --- task 2: complete, then get the prompt -----------------------------------------------------------
-
-
 def header_read_past_the_front_matter(request, template, note_id):
     """Every 'key: value' line of the resource, body included: the body of spindle-density has such lines."""
     text = request("resources/read", {"uri": template.replace("{note_id}", note_id)})["result"]["contents"][0]["text"]
@@ -63,6 +65,9 @@ def header_read_past_the_front_matter(request, template, note_id):
 def test_templated_read_past_the_front_matter(verdict, lab):
     out = verdict(checks.check_templated_read, header_read_past_the_front_matter, lab)
     assert out.startswith("✗") and "'Question'" in out and "past the front matter" in out, out
+
+
+# --- task 2: complete, then get the prompt -----------------------------------------------------------
 
 def summary_prompt_right(request, prefix, audience, *, name="summarise_topic", use_prefix=False, check_empty=True, arguments=True):
     completion = request("completion/complete", {"ref": {"type": "ref/prompt", "name": name},
@@ -114,7 +119,7 @@ def fails_naming(out, phrases):
     return out.startswith("✗") and all(phrase in out for phrase in phrases)
 
 
-# --- 05 task 1 · a note through the URI template -------------------------------------------------------------
+# --- 07 task 1 · a note through the URI template -------------------------------------------------------------
 
 def note_header(*, braces=True, separator=": ", split_once=True, tags_list=True, strip=True, method="resources/read",
                 keep_empty_tags=False, parse="split"):
@@ -122,10 +127,9 @@ def note_header(*, braces=True, separator=": ", split_once=True, tags_list=True,
         uri = template.replace("{note_id}" if braces else "note_id", note_id)
         text = request(method, {"uri": uri})["result"]["contents"][0]["text"]
         front = text.removeprefix("---\n").split("\n---\n", 1)[0]
-        if parse == "yaml":
-            import yaml
+        if parse in ("yaml", "yaml-dates"):
             header = yaml.safe_load(front)
-            return {**header, "date": str(header["date"])}
+            return {**header, "date": str(header["date"]) if parse == "yaml" else header["date"]}
         if parse == "dict":
             header = dict(line.split(separator) for line in front.splitlines())
         else:
@@ -139,9 +143,8 @@ def note_header(*, braces=True, separator=": ", split_once=True, tags_list=True,
 
 
 def note_header_by_regex(request, template, note_id):
-    import re
     text = request("resources/read", {"uri": template.format(note_id=note_id)})["result"]["contents"][0]["text"]
-    header = dict(re.findall(r"^(\w+):\s*(.*?)\s*$", text.split("---")[1], re.M))
+    header = dict(re.findall(r"^(\w+):\s*(.*?)\s*$", re.split(r"^---$", text, flags=re.M)[1], re.M))
     return {**{key: header[key] for key in ("id", "title", "date")}, "tags": re.findall(r"[\w-]+", header["tags"])}
 
 
@@ -155,9 +158,47 @@ def note_header_split_at_every_colon(request, template, note_id):
     return {"id": header["id"], "title": header["title"], "tags": tags, "date": header["date"]}
 
 
+def note_header_by_lines(request, template, note_id):
+    """Another style: the lines up to the second --- line, each partitioned at its first colon."""
+    uri = template.replace("{note_id}", note_id)
+    lines = request("resources/read", {"uri": uri})["result"]["contents"][0]["text"].splitlines()
+    header = {}
+    for line in lines[1:lines.index("---", 1)]:
+        key, _, value = line.partition(":")
+        header[key.strip()] = value.strip()
+    tags = header["tags"].removeprefix("[").removesuffix("]")
+    return {"id": header["id"], "title": header["title"], "date": header["date"],
+            "tags": [tag.strip() for tag in tags.split(",")] if tags.strip() else []}
+
+
+def front_matter_guess(*, split="first-line", clean=lambda value: value):
+    """A parser built on a guess about the format: where the front matter ends, and what a value holds."""
+    def work(request, template, note_id):
+        text = request("resources/read", {"uri": template.replace("{note_id}", note_id)})["result"]["contents"][0]["text"]
+        if split == "every-dashes":
+            front = text.split("---")[1]
+        elif split == "greedy":
+            front = re.search(r"^---$(.*)^---$", text, re.M | re.S).group(1)
+        else:
+            front = text.removeprefix("---\n").split("\n---\n", 1)[0]
+        header = {}
+        for line in front.splitlines():
+            if ": " in line:
+                key, value = line.split(": ", 1)
+                header[key] = clean(value.strip())
+        tags = header.get("tags", "[]")
+        return {**header, "tags": [tag.strip() for tag in tags.strip("[]").split(",") if tag.strip()]}
+    return work
+
+
+def uri_ignoring_the_template(request, template, note_id):
+    return note_header()(request, "notes://{note_id}", note_id)
+
+
 NOTE_RIGHT = [
     pytest.param(note_header(), id="solution"),
     pytest.param(note_header_by_regex, id="format-and-regex"),
+    pytest.param(note_header_by_lines, id="lines-partitioned-at-the-first-colon"),
 ]
 NOTE_WRONG = [
     pytest.param(note_header(braces=False), ("you read the URI", "braces included"), id="braces-kept"),
@@ -171,7 +212,22 @@ NOTE_WRONG = [
                  id="empty-tags-kept-as-an-empty-string"),
     pytest.param(note_header(parse="dict"), ("ValueError", "a colon inside a value", "first colon only"),
                  id="dict-of-split-lines"),
-    pytest.param(note_header(parse="yaml"), ("'Lab sync: spindles at 10:30'", "not strict YAML"), id="yaml-safe-load"),
+    pytest.param(note_header(parse="yaml"), ("'Lab sync: spindles at 10:30'", "A YAML parser", "not YAML"),
+                 id="yaml-safe-load"),
+    # Issue 31: a URI built without the template argument passed while the check gave only the lab's template.
+    pytest.param(uri_ignoring_the_template, ("archive://sleep-lab/notes/{note_id}.md",
+                                             "does not come from the template argument"), id="template-ignored"),
+    pytest.param(note_header(parse="yaml-dates"), ("datetime.date", "not YAML", "the date as text"),
+                 id="yaml-date-kept-as-a-date"),
+    # Issue 28: guesses about the format that no sample note showed up.
+    pytest.param(front_matter_guess(split="every-dashes"), ("The title itself holds ---",), id="split-at-every-dashes"),
+    pytest.param(front_matter_guess(split="greedy"), ("'After'", "past the front matter", "--- line of its own"),
+                 id="front-matter-up-to-the-last-dashes-line"),
+    pytest.param(front_matter_guess(clean=lambda value: value.strip('"')), ("quotes are part of the title",),
+                 id="quotes-stripped-from-values"),
+    pytest.param(front_matter_guess(clean=lambda value: value.strip("[]")), ("brackets are part of the title",
+                                                                            "from the tags only"),
+                 id="brackets-stripped-from-every-value"),
 ]
 
 
@@ -186,13 +242,13 @@ def test_templated_read_wrong_answers_name_their_mistake(verdict, lab, work, phr
     assert fails_naming(out, phrases), out
 
 
-# --- 05 task 2 · complete, then get the prompt ---------------------------------------------------------------
+# --- 07 task 2 · complete, then get the prompt ---------------------------------------------------------------
 
 PROMPT_REF = {"type": "ref/prompt", "name": "summarise_topic"}
 
 
 def summary_prompt(*, ref=PROMPT_REF, use_prefix=False, audience=True, check_empty=True, name="summarise_topic",
-                   complete_first=True):
+                   complete_first=True, pick=0):
     def work(request, prefix, audience_):
         if not complete_first:
             return request("prompts/get", {"name": name, "arguments": {"topic": prefix, "audience": audience_}})
@@ -200,7 +256,7 @@ def summary_prompt(*, ref=PROMPT_REF, use_prefix=False, audience=True, check_emp
         values = completion["result"]["completion"]["values"]
         if check_empty and not values:
             return None
-        arguments = {"topic": prefix if use_prefix else values[0]}
+        arguments = {"topic": prefix if use_prefix else values[pick]}
         if audience:
             arguments["audience"] = audience_
         prompt = request("prompts/get", {"name": name, "arguments": arguments})
@@ -208,8 +264,20 @@ def summary_prompt(*, ref=PROMPT_REF, use_prefix=False, audience=True, check_emp
     return work
 
 
+def summary_prompt_in_another_style(request, prefix, audience):
+    reply = request("completion/complete", {"argument": {"value": prefix, "name": "topic"},
+                                            "ref": {"name": "summarise_topic", "type": "ref/prompt"}})
+    topic = next(iter(reply["result"]["completion"]["values"]), None)
+    if topic is None:
+        return None
+    messages = request("prompts/get", {"arguments": {"audience": audience, "topic": topic},
+                                       "name": "summarise_topic"})["result"]["messages"]
+    return messages[0]["content"]["text"]
+
+
 PROMPT_RIGHT = [
     pytest.param(summary_prompt(), id="solution"),
+    pytest.param(summary_prompt_in_another_style, id="next-iter-and-keys-in-another-order"),
     pytest.param(summary_prompt(ref={**PROMPT_REF, "title": "Summarise a topic"}), id="ref-with-a-title"),
 ]
 PROMPT_WRONG = [
@@ -223,6 +291,9 @@ PROMPT_WRONG = [
     pytest.param(summary_prompt(name="summarize_topic"), ("refused your prompts/get", "'summarise_topic'"),
                  id="misspelt-prompt"),
     pytest.param(summary_prompt(complete_first=False), ("start with completion/complete",), id="no-completion"),
+    # Issue 31: the last value offered was blamed on argument names.
+    pytest.param(summary_prompt(pick=-1), ("'sl'", "the first value offered, values[0] ('sleep')",
+                                           "you took values[1] ('slow-oscillations')"), id="last-value-taken"),
 ]
 
 
