@@ -2,13 +2,14 @@
 
 The check runs the learner's report(command) against four servers: the lab, the reference time and git
 servers (SDK 2.3.0) and the legacy time server (SDK 1.30.0, in .venv-legacy/), and compares it with what
-the check itself reads from the same servers, started afresh.
+the check itself reads from the same servers (once per kernel: nothing a report does changes them).
 """
 
 import subprocess
 import sys
 import tempfile
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 
 from mcpwire import frames
@@ -74,6 +75,13 @@ def reference_report(command):
             "bad_arguments": error_style(bad), "tools_list": cost}
 
 
+@lru_cache(maxsize=1)
+def reference_reports():
+    """name -> the right report, read from each server by the check itself."""
+    with field_trip_servers() as servers:
+        return {name: reference_report(command) for name, command in servers.items()}
+
+
 def check_server_report(report):
     """report(command) must describe each of the four servers as the check reads it."""
     if missing(report):
@@ -96,7 +104,7 @@ def check_server_report(report):
             if outcome.error:
                 failed(f"report raised {outcome.error_text} for the {name} server.", hint=crash_hint(name))
                 return
-            if not judge(name, outcome.value, reference_report(command)):
+            if not judge(name, outcome.value, reference_reports()[name]):
                 return
     passed("report is right on all four servers: the era each speaks, every hint declared or left to the spec's "
            "worst-case default, how each answers an unknown tool and bad arguments, and what its tools/list costs.")

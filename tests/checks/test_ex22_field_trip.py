@@ -1,0 +1,190 @@
+"""Exercise 22's report check: right reports pass however they are written; the reports learners really get wrong fail
+on the server that shows the mistake, and say what is wrong."""
+
+import json
+import subprocess
+
+import pytest
+
+import checks
+from checks.ex22_field_trip import DEFAULTS, reference_reports
+from mcpwire import StdioWire, count_tokens, frames
+
+pytestmark = pytest.mark.slow  # every report starts four servers, one of them the lab
+MODERN_ERRORS = (-32020, -32021, -32022)
+
+
+def style(reply):
+    return reply.code if reply.error else ("isError" if reply.is_tool_error else "result")
+
+
+def report_with(command, *, fallback=lambda reply: not reply.ok or "resultType" not in reply.result,
+                hint=lambda tool, name, default: tool.get("annotations", {}).get(name, default),
+                error_style=style, cost=lambda wire, listing: (wire.transcript[-1].bytes_down, count_tokens(listing.text))):
+    """The right report, with one step swapped for the variant a test is about."""
+    with StdioWire(command, timeout=30) as wire:
+        legacy = fallback(wire.request("server/discover"))
+        if legacy:
+            wire.send(frames.legacy_initialize(id=wire.next_id))
+            wire.send(frames.legacy_initialized())
+
+        def call(method, params=None):
+            return wire.send(frames.legacy_request(method, params, id=wire.next_id)) if legacy else wire.request(method, params)
+
+        listing = call("tools/list")
+        tools_list = cost(wire, listing)
+        tools = listing.result["tools"]
+        needy = next(tool["name"] for tool in tools if tool["inputSchema"].get("required"))
+        return {"era": "2025-11-25" if legacy else "2026-07-28",
+                "hints": {tool["name"]: {name: hint(tool, name, default) for name, default in DEFAULTS.items()} for tool in tools},
+                "unknown_tool": error_style(call("tools/call", {"name": "no_such_tool", "arguments": {}})),
+                "bad_arguments": error_style(call("tools/call", {"name": needy, "arguments": {}})),
+                "tools_list": tools_list}
+
+
+def report_by_hand(command):
+    # Right, written differently: raw lines with subprocess, a fresh process for the handshake, hints by dict merge.
+    def session(lines):
+        # Reads until every request is answered before closing stdin: a bare SDK server may drop what is open at EOF.
+        process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        process.stdin.write("".join(json.dumps(line) + "\n" for line in lines))
+        process.stdin.flush()
+        waiting, answers = {line["id"] for line in lines if "id" in line}, []
+        while waiting:
+            answers.append(json.loads(process.stdout.readline()))
+            waiting.discard(answers[-1].get("id"))
+        process.stdin.close()
+        process.wait(timeout=30)
+        return answers
+
+    envelope = frames.envelope()
+    (discover,) = session([{"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": envelope}}])
+    modern = "resultType" in discover.get("result", {}) or discover.get("error", {}).get("code") in MODERN_ERRORS
+    opening = [] if modern else [frames.legacy_initialize(id=0), frames.legacy_initialized()]
+    params = {"_meta": envelope} if modern else {}
+    listed = session([*opening, {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": params}])[-1]
+    line = json.dumps(listed, separators=(",", ":"), ensure_ascii=False)
+    tools = listed["result"]["tools"]
+    needy = [tool["name"] for tool in tools if tool["inputSchema"].get("required")][0]
+    calls = [{"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {**params, "name": name, "arguments": {}}}
+             for n, name in ((1, "no_such_tool"), (2, needy))]
+    answers = {answer["id"]: answer for answer in session([*opening, *calls]) if answer.get("id") in (1, 2)}
+
+    def kind(answer):
+        return answer["error"]["code"] if "error" in answer else ("isError" if answer["result"].get("isError") else "result")
+
+    return {"era": "2026-07-28" if modern else "2025-11-25",
+            "hints": {tool["name"]: {**DEFAULTS, **{k: v for k, v in tool.get("annotations", {}).items() if k in DEFAULTS}}
+                      for tool in tools},
+            "unknown_tool": kind(answers[1]), "bad_arguments": kind(answers[2]),
+            "tools_list": (len(line.encode()) + 1, count_tokens(line))}
+
+
+def test_the_reference_reads_each_server_as_the_lesson_shows_it():
+    reports = reference_reports()
+    assert {name: report["era"] for name, report in reports.items()} == {
+        "lab": "2026-07-28", "time": "2026-07-28", "git": "2026-07-28", "legacy time": "2025-11-25"}
+    assert {name: report["unknown_tool"] for name, report in reports.items()} == {
+        "lab": "isError", "time": -32602, "git": -32602, "legacy time": "isError"}
+    assert all(hints == DEFAULTS for hints in reports["legacy time"]["hints"].values())
+
+
+def test_right(verdict):
+    assert verdict(checks.check_server_report, report_with).startswith("✓ report is right on all four servers")
+
+
+def test_right_written_by_hand_with_subprocess(verdict):
+    assert verdict(checks.check_server_report, report_by_hand).startswith("✓")
+
+
+def test_right_with_tokens_from_the_transcript(verdict):
+    def transcript_tokens(command):
+        return report_with(command, cost=lambda wire, listing: (wire.transcript[-1].bytes_down, wire.transcript[-1].tokens_down))
+    assert verdict(checks.check_server_report, transcript_tokens).startswith("✓")
+
+
+def test_assumes_the_labs_shapes(verdict):
+    def lab_shapes(command):
+        return report_with(command, hint=lambda tool, name, default: tool["annotations"].get(name, default))
+    out = verdict(checks.check_server_report, lab_shapes)
+    assert out.startswith("✗ report raised KeyError: 'annotations' for the legacy time server")
+    assert "no annotations" in out
+
+
+def test_reads_a_missing_annotation_as_false(verdict):
+    def missing_is_false(command):
+        return report_with(command, hint=lambda tool, name, default: tool.get("annotations", {}).get(name, False))
+    out = verdict(checks.check_server_report, missing_is_false)
+    # The lab's summarize_note declares readOnlyHint alone: the mistake shows on the lab already.
+    assert out.startswith("✗ report says summarize_note on the lab server has destructiveHint = False; it is True")
+    assert "a missing hint is not false" in out
+
+
+def test_treats_every_error_as_a_json_rpc_error(verdict):
+    def every_error_json_rpc(command):
+        return report_with(command, error_style=lambda reply: reply.code)
+    out = verdict(checks.check_server_report, every_error_json_rpc)
+    assert out.startswith("✗ report says the lab server answers a call to a tool that does not exist with None; "
+                          "it answers a result marked isError")
+    assert "Not every error is a JSON-RPC error" in out
+
+
+def test_treats_every_error_as_a_tool_error(verdict):
+    def every_error_a_tool_error(command):
+        return report_with(command, error_style=lambda reply: "isError" if reply.error or reply.is_tool_error else "result")
+    out = verdict(checks.check_server_report, every_error_a_tool_error)
+    assert out.startswith("✗ report says the time server answers a call to a tool that does not exist with 'isError'")
+    assert "reply.code is -32602" in out
+
+
+def test_falls_back_only_on_method_not_found(verdict):
+    def only_32601(command):
+        return report_with(command, fallback=lambda reply: reply.code == -32601)
+    out = verdict(checks.check_server_report, only_32601)
+    assert out.startswith("✗ report raised TypeError") and "for the legacy time server" in out
+    assert "wants the handshake before tools/list" in out
+
+
+def test_reports_the_era_it_asked_for(verdict):
+    def era_asked_for(command):
+        return {**report_with(command), "era": frames.PROTOCOL_VERSION}
+    out = verdict(checks.check_server_report, era_asked_for)
+    assert out.startswith("✗ report says the legacy time server speaks '2026-07-28'; it speaks '2025-11-25'")
+    assert "answers server/discover with -32602, not -32601" in out
+
+
+def test_counts_the_reply_without_its_newline(verdict):
+    def no_newline(command):
+        return report_with(command, cost=lambda wire, listing: (len(listing.text.encode()), count_tokens(listing.text)))
+    out = verdict(checks.check_server_report, no_newline)
+    assert out.startswith("✗ report says the lab server's tools/list reply is")
+    assert "One short" in out
+
+
+def test_measures_a_copy_made_with_json_dumps(verdict):
+    def reserialized(command):
+        def cost(wire, listing):
+            copy = json.dumps(listing.message)
+            return len(copy.encode()) + 1, count_tokens(copy)
+        return report_with(command, cost=cost)
+    out = verdict(checks.check_server_report, reserialized)
+    assert out.startswith("✗ report says the lab server's tools/list reply is") and "a copy made with json.dumps" in out
+
+
+def test_tokens_guessed_from_characters(verdict):
+    def four_characters_a_token(command):
+        return report_with(command, cost=lambda wire, listing: (wire.transcript[-1].bytes_down, len(listing.text) // 4))
+    out = verdict(checks.check_server_report, four_characters_a_token)
+    assert "tokens; it is" in out and "cl100k_base" in out
+
+
+def test_a_report_that_is_not_a_dict(verdict):
+    out = verdict(checks.check_server_report, lambda command: "2026-07-28")
+    assert out.startswith("✗ report returned '2026-07-28' for the lab server; return a dict with exactly the keys")
+
+
+def test_stub(verdict):
+    def stub(command):
+        raise NotImplementedError("your code here")
+    assert verdict(checks.check_server_report, stub).startswith("not done yet")
+    assert verdict(checks.check_server_report, None).startswith("not done yet")
