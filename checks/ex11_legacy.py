@@ -133,8 +133,7 @@ def check_translation(translate):
         not_done("translate still raises NotImplementedError. Return the list of 2026-07-28 frames.")
         return
     if outcome.error:
-        failed(f"translate raised {outcome.error_text}",
-               hint="tools/list has no params in the legacy session: create them before adding _meta.")
+        failed(f"translate raised {outcome.error_text}", hint=_hint_for_crash(outcome.error))
         return
     modern = outcome.value
     if not _judge_frames(modern):
@@ -159,6 +158,16 @@ def check_translation(translate):
     passed(f"A 2026-07-28 server gave your {len(requests)} requests the same answers the legacy session got "
            f"({', '.join(_label(f) for f in requests)}), and the cancel went along. The envelopes added {added} "
            f"bytes; the handshake lines you dropped were {dropped}.")
+
+
+def _hint_for_crash(error):
+    """Which frame of the session the error most likely came from."""
+    if (isinstance(error, KeyError) and error.args == ("params",)) or "NoneType" in str(error):
+        return "tools/list has no params in the legacy session: create them before adding _meta."
+    if isinstance(error, TypeError) and "not supported between instances" in str(error):
+        return ("The ids are of two JSON types (2 and \"read-1\"), which Python cannot order: keep the frames in "
+                "the order they came, without sorting or comparing ids.")
+    return "Run translate(checks.LEGACY_SESSION) on its own and read the traceback."
 
 
 def _judge_frames(modern):

@@ -282,6 +282,9 @@ TRANSLATE_WRONG = [
                  id="legacy-version"),
     pytest.param(translate(create_params=False), ("raised KeyError", "create them before adding _meta"),
                  id="params-assumed"),
+    # Sorting mixes 2 and "read-1": the crash is blamed on the ids' two types, not on a missing params.
+    pytest.param(lambda legacy: sorted(translate()(legacy), key=lambda frame: frame.get("id", 0)),
+                 ("raised TypeError", "two JSON types", "without sorting"), id="sorted-by-id"),
     pytest.param(translate(envelope=envelope_from(info=False)), ("carries no io.modelcontextprotocol/clientInfo", "SHOULD say who it is"),
                  id="client-info-dropped"),
     pytest.param(translate(envelope=lambda initialize: envelope_from()(checks.LEGACY_SESSION[0])),
