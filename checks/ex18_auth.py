@@ -313,9 +313,10 @@ def check_token_request(form_for, wire):
 def _refused_field(form, reply):
     """The form field the token endpoint's error names, and whether the form has it."""
     try:
-        said = str(reply.json().get("error_description") or "")
+        body = reply.json()
     except ValueError:
-        said = reply.text
+        body = None
+    said = str(body.get("error_description") or "") if isinstance(body, dict) else reply.text
     # In this order: 'code' is also inside 'authorization_code' and 'code_verifier'.
     field = next((name for name in FORM_FIELDS if re.search(rf"\b{name}\b", said)), None)
     if field is None:
