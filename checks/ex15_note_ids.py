@@ -4,6 +4,8 @@ The check judges the learner's validator on attacks and valid ids; for a wrong v
 it shows what the lab server's own validator answers to the same id.
 """
 
+import unicodedata
+
 from .attempt import attempt, missing
 from .servers import stdio_lab
 from .verdict import failed, not_done, passed, server_said, shown
@@ -35,7 +37,7 @@ ATTACKS = [
     ("welcome-", "ends with a hyphen"),
     ("-", "is a lone hyphen"),
     ("note-\u0663", "ends in an Arabic-Indic digit three (٣), a digit to \\d unless re.ASCII is set"),
-    ("\uff11\uff12", "is two full-width digits (１２), digits to \\d unless re.ASCII is set"),
+    ("\uff11\uff12", "is two full-width digits (１２): digits to \\d unless re.ASCII is set, and 12 once NFKC-normalized"),
     ("a" * 65, "is longer than 64 characters"),
     ("", "is empty"),
     (None, "is not a string"),
@@ -94,9 +96,12 @@ def _more_for_attack(note_id):
     if not isinstance(note_id, str):
         return "Test the type first: only a str can be an id, and a validator returns False rather than raise."
     if not note_id.isascii():
+        folded = unicodedata.normalize("NFKC", note_id)
         return ("In Python's re, \\d and \\w (and [a-z] with re.IGNORECASE) match non-ASCII characters unless re.ASCII is "
                 "set, and str.isalnum(), .isalpha() and .isdigit() accept the letters and digits of every alphabet: "
-                "test str.isascii() too.")
+                "test str.isascii() too." + (
+                    f" And judge the id as it arrives: unicodedata.normalize('NFKC') turns {note_id!r} into "
+                    f"{folded!r}, which is not the string the server gets." if folded.isascii() else ""))
     if note_id.endswith("\n"):
         return ("$ also matches just before a trailing newline; a match of the whole string does not. Judge the id "
                 "as it arrives: a strip() first removes what the server keeps.")

@@ -1,6 +1,7 @@
 """Exercise 15 checks (note ids): a right answer passes, typical wrong answers fail with the right explanation."""
 
 import re
+import unicodedata
 from urllib.parse import unquote
 
 import pytest
@@ -97,6 +98,9 @@ ID_WRONG = [
     pytest.param(lambda i: isinstance(i, str) and 0 < len(i) <= 64 and all(
         w.isalnum() and w == w.lower() for w in i.split("-")), ("'wеlcome'", "str.isalnum()"),
                  id="str-methods-without-isascii"),
+    # Normalized before the test: the full-width digits pass as 12, and the hint says so, not only re.ASCII.
+    pytest.param(lambda i: is_safe()(unicodedata.normalize("NFKC", i)) if isinstance(i, str) else False,
+                 ("accepted '１２'", "unicodedata.normalize('NFKC') turns '１２' into '12'"), id="nfkc-first"),
     # A number and its digits as text are different JSON values: 42 is not the id "42".
     pytest.param(lambda i: is_safe()(str(i)), ("42", "is not a string"), id="str-of-anything"),
     pytest.param(lambda i: isinstance(i, str) and is_safe()(i.strip()), ("'welcome\\n'", "strip()"),
