@@ -11,7 +11,8 @@ DETAIL_LIMIT = 400  # both compared details are cut at the same length, and say 
 
 # --- task 1: search, then read the best hit ------------------------------------------------
 
-TOPICS = ["actigraphy", "spindle density", "zebrafish"]  # the last one matches no note
+# A space, a non-ASCII letter (only lab syncs name Tomás: folded to "tomas" it matches nothing), and no match at all.
+TOPICS = ["actigraphy", "spindle density", "Tomás", "zebrafish"]
 
 
 def tool_definitions(wire):
@@ -72,7 +73,13 @@ def _judge_topic(topic, expected, calls, outcome, tools):
         failed(f"{story}, your function called tools {MAX_CALLS} times and was still going.",
                hint="Two calls are enough: search_notes, then read_note.")
         return False
-    for name, arguments, message in calls:
+    for index, (name, arguments, message) in enumerate(calls):
+        if index and expected is None:
+            answered = " It answered with a tool error." if (message.get("result") or {}).get("isError") else ""
+            failed(f"{story}, the search found nothing, yet your function then called {name} with "
+                   f"{short(arguments)}.{answered}", server=said(message),
+                   hint="With an empty hits list there is nothing to read: return None, and make no second call.")
+            return False
         if name not in tools:
             failed(f"{story}, your function called a tool named {name!r}.", server=said(message),
                    hint=f"The tools are named {', '.join(tools)}.")
@@ -107,29 +114,30 @@ def _judge_topic(topic, expected, calls, outcome, tools):
         failed(f"{story}, your function raised {outcome.error_text}", hint=hint)
         return False
     if expected is None:
-        if len(calls) > 1:
-            failed(f"{story}, the search found nothing, yet your function called {names[1]}.",
-                   hint="With an empty hits list there is nothing to read: return None.")
-            return False
         if outcome.value is not None:
             failed(f"{story}, the search found nothing, and you returned {short(outcome.value)} instead of None.")
             return False
         return True
+    query = calls[0][1].get("query")
+    if query != topic and outcome.value != expected:
+        failed(f"{story}, you searched for {shown(query)}, not for the topic, and returned {short(outcome.value)}; "
+               f"the best note's tags are {expected}.",
+               hint="Pass the topic as the query, unchanged: the server reads it as text (spaces and letters such "
+                    "as á included), and another query may find another note or none.")
+        return False
     if names[1:] != ["read_note"]:
         failed(f"{story}, after the search your function called {names[1:] or 'nothing'}; read the hit with read_note.",
                hint="The tags are in read_note's structuredContent, not in the search hit.")
         return False
     if outcome.value != expected:
-        value, query = outcome.value, calls[0][1].get("query")
+        value = outcome.value
         if isinstance(value, (tuple, set)) and sorted(value) == sorted(expected):
             what = f"a {type(value).__name__} of the right tags, not a list"
         else:
             what = short(value)
-        hint = ("Return read_note's structuredContent[\"tags\"], the list as it is." if query == topic else
-                f"You searched for {query!r}, not for the topic: the best hit for that may be another note. "
-                "Pass the topic as the query, unchanged.")
         failed(f"{story}, you returned {what}; the best note's tags are {expected}.",
-               server=short(calls[-1][2].get("result", {}).get("structuredContent")), hint=hint)
+               server=short(calls[-1][2].get("result", {}).get("structuredContent")),
+               hint="Return read_note's structuredContent[\"tags\"], the list as it is.")
         return False
     return True
 

@@ -1,5 +1,8 @@
 """Exercise 05's checks (search then read; result, tool error or protocol error): right answers pass, wrong ones name their mistake."""
 
+import unicodedata
+from urllib.parse import quote
+
 import pytest
 
 import checks
@@ -131,9 +134,24 @@ def best_note_tags_written_differently(call_tool, topic):
     return None
 
 
+def read_even_without_a_hit(call_tool, topic):
+    hits = call_tool("search_notes", {"query": topic, "limit": 1})["result"]["structuredContent"]["hits"]
+    note_id = hits[0]["id"] if hits else ""
+    note = call_tool("read_note", {"note_id": note_id})["result"]
+    return None if note.get("isError") else note["structuredContent"]["tags"]
+
+
+def best_note_tags_by_comprehension(call_tool, topic):
+    """Another style: the ids of the hits in a list, the reply read with .get, the topic sent as it came."""
+    reply = call_tool("search_notes", dict(query=topic, limit=1))
+    ids = [hit["id"] for hit in reply.get("result", {}).get("structuredContent", {}).get("hits", [])]
+    return call_tool("read_note", dict(note_id=ids[0]))["result"]["structuredContent"]["tags"] if ids else None
+
+
 SEARCH_RIGHT = [
     pytest.param(best_note_tags(), id="solution"),
     pytest.param(best_note_tags_written_differently, id="loop-over-hits"),
+    pytest.param(best_note_tags_by_comprehension, id="ids-by-comprehension"),
 ]
 SEARCH_WRONG = [
     pytest.param(best_note_tags(limit=None), ("no limit (the default is 5)",), id="no-limit"),
@@ -148,7 +166,17 @@ SEARCH_WRONG = [
     pytest.param(lambda call_tool, topic: (lambda tags: tags if tags is None else tuple(tags))(
         best_note_tags()(call_tool, topic)), ("a tuple of the right tags, not a list",), id="tags-as-tuple"),
     pytest.param(lambda call_tool, topic: best_note_tags()(call_tool, topic.split()[0]),
-                 ("You searched for 'spindle', not for the topic",), id="first-word-of-the-topic"),
+                 ("you searched for 'spindle', not for the topic",), id="first-word-of-the-topic"),
+    # Issue 31: a second call with an empty id was told to read the error text, not to make no second call.
+    pytest.param(read_even_without_a_hit, ("'zebrafish'", "the search found nothing, yet your function then called "
+                                           "read_note with {\"note_id\":\"\"}", "make no second call"),
+                 id="reads-an-empty-id-when-nothing-matches"),
+    pytest.param(lambda call_tool, topic: best_note_tags()(call_tool, quote(topic)),
+                 ("you searched for 'spindle%20density'", "Pass the topic as the query, unchanged"),
+                 id="topic-url-encoded"),
+    pytest.param(lambda call_tool, topic: best_note_tags()(
+        call_tool, unicodedata.normalize("NFKD", topic).encode("ascii", "ignore").decode()),
+                 ("For the topic 'Tomás', you searched for 'Tomas'", "letters such as á"), id="topic-folded-to-ascii"),
 ]
 
 
