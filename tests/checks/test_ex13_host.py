@@ -114,6 +114,20 @@ def test_routing_that_sends_a_live_tools_list_is_told_it_sent_a_request(verdict,
     assert "definition" not in out.splitlines()[0], out
 
 
+class RefreshingRouting(RoutingHost):
+    """Lists every server's tools again before each route, to have the newest table."""
+
+    def route(self, name):
+        self.tools = {f"{server}{SEPARATOR}{tool['name']}": tool for server, client in self.clients.items()
+                      for tool in client.request("tools/list").result["tools"]}
+        return super().route(name)
+
+
+def test_routing_that_refreshes_the_table_is_told_it_sent_requests(verdict, clients):
+    out = verdict(checks.check_host_routing, RefreshingRouting, clients)
+    assert out.startswith("✗ route('lab__search_notes') sent a request (tools/list to lab, tools/list to personal)"), out
+
+
 def test_routing_stub(verdict, clients):
     class Unfinished(HostSkeleton):
         route = stub

@@ -83,6 +83,12 @@ def request_url_keeping_colons_and_slashes(metadata, resource, scope, verifier, 
     return metadata["authorization_endpoint"] + "?" + urlencode(query, safe=":/")
 
 
+def request_url_encoded_twice(metadata, resource, scope, verifier, state):
+    quoted = {"redirect_uri": quote(REDIRECT_URI, safe=""), "state": quote(state, safe=""), "scope": quote(scope, safe=""),
+              "resource": quote(resource, safe="")}
+    return request_url(metadata, resource, scope, verifier, state, **quoted)
+
+
 def request_url_with_the_state_unencoded(metadata, resource, scope, verifier, state):
     return request_url(metadata, resource, scope, verifier, "STATE").replace("STATE", state)
 
@@ -211,6 +217,11 @@ def test_request_with_a_trailing_slash_on_the_resource_says_the_lab_accepts_it(v
     out = verdict(checks.check_authorization_request, slashed, auth_lab)
     assert out.startswith("✗ wrong resource: the request names 'http://127.0.0.1:") and "HTTP 200: None" not in out, out
     assert "accepts it" in out and "a stricter server may refuse" in out, out
+
+
+def test_request_encoded_twice_is_named_by_what_the_server_reads(verdict, auth_lab):
+    out = verdict(checks.check_authorization_request, request_url_encoded_twice, auth_lab)
+    assert out.startswith("✗ wrong redirect_uri: the request names 'http%3A%2F%2F127.0.0.1%2Fcallback'"), out
 
 
 def test_request_that_raises_is_reported(verdict, auth_lab):
@@ -460,6 +471,15 @@ def test_step_up_with_a_greedy_pattern_is_refused_without_a_crash(verdict, auth_
     out = verdict(checks.check_step_up, greedy, auth_lab)
     assert out.startswith("✗ you would ask for ['notes:read', 'notes:write\",'"), out
     assert "the authorization server refused 'notes:write\",'" in out and "error=invalid_scope" in out, out
+    assert "read past its closing quote" in out, out
+
+
+def test_step_up_cutting_the_header_at_scope_is_refused_with_the_pieces_named(verdict, auth_lab):
+    def cut_at_scope(granted, header):
+        return list(dict.fromkeys([*granted, *header.split("scope=")[1].strip('"').split()]))
+
+    out = verdict(checks.check_step_up, cut_at_scope, auth_lab)
+    assert out.startswith("✗ you would ask for ['notes:read', 'notes:write\",'"), out
     assert "read past its closing quote" in out, out
 
 
