@@ -1,4 +1,4 @@
-"""`make grade`: every learner notebook in a folder, each alone in a copy of the lab, into grades.csv and HTML.
+"""`make grade`: every learner notebook in a folder, each learner alone in a copy of the lab, into grades.csv and HTML.
 
 One grading run over real, wrong, stub, broken, endless and hostile submissions of exercise 00; the tests
 read the rows an instructor would read.
@@ -6,6 +6,7 @@ read the rows an instructor would read.
 
 import csv
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +15,7 @@ import nbformat
 import pytest
 
 from checks.grade import isolation_available
+from labserver.warm import WARM
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTION = sorted((ROOT / "solutions").glob("00-*.ipynb"))[0]
@@ -37,9 +39,15 @@ try:
     net = "network open"
 except Exception as error:
     net = "network refused"
-others = sorted(os.listdir(SUBMISSIONS))
-warm = "warm starter " + ("named" if os.environ.get("LABSERVER_WARM") else "absent")
-passed(f"probe: {kit}; {net}; {warm}; submissions visible: {others}; copies visible: {len(os.listdir('../..'))}")
+others = sorted(os.listdir(SUBMISSIONS)) if os.path.isdir(SUBMISSIONS) else []  # hidden, or gone with /tmp
+import glob
+own = os.environ.get("LABSERVER_WARM", "")
+outer = OUTER_STARTER
+starters = glob.glob("/tmp/labserver-warm-*/starter")
+warm = ("own warm starter" if own and os.path.exists(own) else "no warm starter") + (
+    "; outer starter reachable" if outer and os.path.exists(outer) else "; outer starter out of reach")
+passed(f"probe: {kit}; {net}; {warm}; starters in /tmp: {len(starters)}; submissions visible: {others}; "
+       f"copies visible: {len(os.listdir('../..'))}")
 """
 
 
@@ -50,8 +58,8 @@ def notebook(path: Path, *sources: str) -> None:
     nbformat.write(nb, path)
 
 
-def grade(folder: Path, cell_timeout: int) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "checks.grade", str(folder), "--timeout", "300",
+def grade(folder: Path, cell_timeout: int, timeout: int = 300) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "checks.grade", str(folder), "--timeout", str(timeout),
                              "--cell-timeout", str(cell_timeout)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -73,18 +81,25 @@ def graded(tmp_path_factory):
     nbformat.write(wrong, folder / "cy" / "00-mine.ipynb")
     (folder / "dee").mkdir()
     (folder / "dee" / "00-first-look.ipynb").write_text('{"cells": [')
-    hostile = HOSTILE.replace("PROBE_PATH", repr(str(PROBE))).replace("SUBMISSIONS", repr(str(folder)))
+    # A test run's own warm starter: a lab it forked would run outside the sandbox, so none may reach it.
+    outer = os.environ.get(WARM, "")
+    hostile = (HOSTILE.replace("PROBE_PATH", repr(str(PROBE))).replace("SUBMISSIONS", repr(str(folder)))
+               .replace("OUTER_STARTER", repr(outer)))
     # Probe what it can reach, delete its copy of the lab, then kill its own kernel.
     notebook(folder / "fay" / "00-first-look.ipynb", hostile, "import shutil\nshutil.rmtree('../kit')",
              "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)")
     # The endless loop is graded on its own with a short cell limit, so the others keep a generous one.
     endless = tmp_path_factory.mktemp("endless")
     notebook(endless / "eve" / "00-first-look.ipynb", "while True:\n    pass")
-    runs = [grade(folder, 120), grade(endless, 5)]
+    # A learner's notebooks share one sandbox: a stuck one is stopped at the notebook limit, and the next still runs.
+    stuck = tmp_path_factory.mktemp("stuck")
+    notebook(stuck / "hal" / "00-a-loop.ipynb", "import checks", "while True:\n    pass")
+    (stuck / "hal" / "00-b-fixed.ipynb").write_text(SOLUTION.read_text())
+    runs = [grade(folder, 120), grade(endless, 5), grade(stuck, 120, timeout=60)]
     for run in runs:
         _, err = run.communicate(timeout=900)
         assert run.returncode == 0, err[-3000:]
-    return folder, read_rows(folder) + read_rows(endless)
+    return folder, read_rows(folder) + read_rows(endless) + read_rows(stuck)
 
 
 def test_grades_json_has_the_rows_of_the_csv(graded):
@@ -122,6 +137,12 @@ def test_an_endless_loop_is_stopped_and_its_checks_say_so(graded):
     assert all(row["verdict"] == "not run" and "more than 5 s" in row["message"] for row in rows)
 
 
+def test_a_stuck_notebook_is_stopped_at_its_limit_and_the_learners_next_notebook_still_runs(graded):
+    rows = [(row["check"], row["verdict"], row["message"]) for row in graded[1] if row["learner"] == "hal"]
+    assert [(check, verdict) for check, verdict, _ in rows] == [(c, "not run") for c in CHECKS] + [(c, "pass") for c in CHECKS]
+    assert all("did not finish within 60 s" in message for _, _, message in rows[:3])
+
+
 def test_a_notebook_that_kills_its_kernel_gets_rows_saying_so(graded):
     rows = [row for row in graded[1] if row["learner"] == "fay" and row["check"] in CHECKS]
     assert rows and all(row["verdict"] == "not run" and "kernel died" in row["message"] for row in rows)
@@ -132,7 +153,8 @@ def test_a_hostile_notebook_reaches_neither_the_kit_nor_the_network_nor_other_su
     (probe,) = [row["message"] for row in graded[1] if row["learner"] == "fay" and row["check"] not in CHECKS]
     assert "kit refused: Read-only file system" in probe and not PROBE.exists()
     assert "network refused" in probe
-    assert "warm starter absent" in probe  # this test run has one, and it would fork labs outside the sandbox
+    # Its labs fork from a starter inside its sandbox; the test run's starter, and any other in /tmp, is hidden.
+    assert "own warm starter; outer starter out of reach; starters in /tmp: 1" in probe
     assert "submissions visible: []" in probe and "copies visible: 1" in probe
 
 
