@@ -103,7 +103,7 @@ def check_sse_messages(messages_in, lab=None):
                      "lines, and parse each event's data as JSON.")
             return
         if outcome.error:
-            failed(f"messages_in raised {outcome.error_text} for {story}.", hint=HINTS.get(name))
+            failed(f"messages_in raised {outcome.error_text} for {story}.", hint=_raised_hint(outcome.error, name))
             return
         got = outcome.value
         if isinstance(got, (tuple, types.GeneratorType)):
@@ -122,6 +122,14 @@ def check_sse_messages(messages_in, lab=None):
     passed(f"messages_in read all {len(cases)} streams: the lab's own (CRLF), LF and CR line ends, comments and "
            "id:/retry: fields, data: without its space, a message over two data: lines, UTF-8 with U+2028 "
            "in a string, and a last event cut off before its blank line.")
+
+
+def _raised_hint(error, name):
+    """A name the code never defined is the code's own mistake, whatever the stream: say so before any framing hint."""
+    if isinstance(error, (NameError, ImportError)):
+        return (f"{type(error).__name__} comes from your code, not from this stream: a name it uses is not defined "
+                "or imported in the notebook (run the cell with the imports, or add the import to your function).")
+    return HINTS.get(name)
 
 
 def _described(messages):

@@ -67,8 +67,26 @@ def flushing_at_the_end(stream):
     return by_lines(stream + "\n")
 
 
+def learner_cell(source):
+    """A learner's function defined from its cell's text, in a namespace that has only json (the re import is gone)."""
+    namespace = {"json": json}
+    exec(source, namespace)  # noqa: S102 - the text is this file's own
+    return namespace["messages_in"]
+
+
+FORGOT_THE_IMPORT = learner_cell(
+    "def messages_in(stream):\n"
+    "    return [json.loads(line[5:].strip()) for line in re.split(r'\\r\\n|\\r|\\n', stream) if line.startswith('data:')]\n"
+)
+
+
 RIGHT = [
     pytest.param(by_lines, id="line-by-line"),
+    # Borderline, accepted: joined with "" the data lines lose a newline that is whitespace to JSON, so no JSON
+    # payload tells "" from the format's "\n" (a JSON text never holds a raw newline inside a string).
+    pytest.param(lambda s: [json.loads("".join(re.findall(r"^data: ?(.*)$", event, re.M)))
+                            for event in re.sub(r"\r\n|\r", "\n", s).split("\n\n")[:-1] if "data:" in event],
+                 id="data-lines-joined-with-nothing"),
     pytest.param(as_a_generator, id="a-generator"),
     pytest.param(with_the_toolkit, id="mcpwire-sse"),
     pytest.param(by_regex, id="regex-per-event"),
@@ -95,6 +113,9 @@ WRONG = [
                  id="only-the-result"),
     pytest.param(lambda s: [json.dumps(m) for m in by_lines(s)], ("the stream carries 14 messages",),
                  id="messages-left-as-text"),
+    # Issue 31: a removed import was answered with a hint about CRLF line ends.
+    pytest.param(FORGOT_THE_IMPORT, ("raised NameError: name 're' is not defined", "comes from your code"),
+                 id="the-import-removed"),
 ]
 
 
