@@ -78,11 +78,12 @@ def _wait_until_up(url, process, log):
 
 @pytest.fixture(scope="module")
 def jupyter_lab(chromium, tmp_path_factory):
-    """(base URL, token) of a JupyterLab whose root holds a copy of composer_demo.ipynb."""
+    """(base URL, token) of a JupyterLab whose root holds a copy of each *_demo.ipynb here."""
     base = tmp_path_factory.mktemp("lab")
     root = base / "notebooks"
     root.mkdir()
-    shutil.copy(HERE / "composer_demo.ipynb", root)
+    for demo in HERE.glob("*_demo.ipynb"):
+        shutil.copy(demo, root)
     port, token = _free_port(), secrets.token_hex(16)
     log = base / "jupyterlab.log"
     command = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",

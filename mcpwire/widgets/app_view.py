@@ -1,0 +1,168 @@
+"""An MCP App rendered in a notebook output: the host page, a sandbox proxy on another origin, the View inside.
+
+The MCP Apps rules for a web host (2026-01-26, "Sandbox proxy"): the proxy and the host have different
+origins, the proxy iframe has `allow-scripts allow-same-origin`, and the View is loaded by the proxy with
+the CSP the host built. Here the host page is the notebook output (JupyterLab's origin) and the proxy
+is served by a small HTTP server in the kernel on 127.0.0.1 (another port, so another origin), with
+the View's CSP as its `Content-Security-Policy` header; the View's `srcdoc` iframe inherits it.
+
+The host's decisions stay in Python (`mcpwire.apps_host.AppHost`): the output's script only carries
+each message from the proxy to the kernel (`POST /relay`) and the host's messages back (`GET /outbox`,
+a long poll), both under a random token. Where the browser cannot reach the kernel's 127.0.0.1 (a
+remote JupyterHub), the View does not load; the frames are still in `host.transcript`.
+"""
+
+import html
+import json
+import queue
+import secrets
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+from ..apps_host import AppHost
+
+PROXY_SANDBOX = "allow-scripts allow-same-origin"
+POLL_SECONDS = 20
+SANDBOX_PAGE = (Path(__file__).parent / "app_sandbox" / "sandbox.html").read_bytes()
+
+
+class AppView:
+    """One tool call's View in a notebook output. `AppView.for_tool(wire, name, arguments)`, then display it."""
+
+    def __init__(self, host, *, call=True):
+        self.host = host
+        self.token = secrets.token_urlsafe(16)
+        self.outbox = queue.Queue()
+        host._post = self._post
+        self.html = host.html if host.html is not None else host.load()
+        self._size = None
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, name="mcp-app-sandbox", daemon=True).start()
+        if call:
+            host.call_tool()
+
+    @classmethod
+    def for_tool(cls, wire, name, arguments=None, **host_kwargs):
+        tools = wire.request("tools/list").result["tools"]
+        host = AppHost(wire, name, arguments, tools=tools, **host_kwargs)
+        host.load()
+        return cls(host)
+
+    @property
+    def origin(self):
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def _post(self, frame):
+        self.host.sent.append(frame)
+        self.outbox.put({"post": frame})
+
+    def status(self):
+        lab = [e.method for e in self.host.transcript if e.transport != "postMessage"]
+        frames = [e for e in self.host.transcript if e.transport == "postMessage"]
+        return (f"{self.host.state} · View→host {sum(1 for e in frames if e.bytes_up)} frames, "
+                f"host→View {sum(1 for e in frames if e.bytes_down)} · host→lab {', '.join(lab)}")
+
+    def _relayed(self, message):
+        self.host.receive(message)
+        if self.host.size and self.host.size != self._size:
+            self._size = dict(self.host.size)
+            self.outbox.put({"size": self._size})
+        self.outbox.put({"status": self.status()})
+        if self.host.state == "closed":
+            self.outbox.put({"closed": True})
+
+    def teardown(self):
+        """ui/resource-teardown; the output removes the iframe once the View answered."""
+        self.host.teardown()
+
+    def close(self):
+        self.outbox.put({"closed": True})
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _handler(self):
+        view = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass  # the transcript is the log
+
+            def _reply(self, status, body=b"", content_type="application/json", extra=()):
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(body)))
+                self.send_header("Access-Control-Allow-Origin", "*")  # the token, not the origin, guards the relay
+                self.send_header("Cache-Control", "no-store")
+                for name, value in extra:
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self):
+                if self.path == "/sandbox.html":
+                    self._reply(200, SANDBOX_PAGE, "text/html; charset=utf-8",
+                                [("Content-Security-Policy", view.host.policy)])
+                elif self.path == f"/outbox/{view.token}":
+                    items = []
+                    try:
+                        items.append(view.outbox.get(timeout=POLL_SECONDS))
+                        while True:
+                            items.append(view.outbox.get_nowait())
+                    except queue.Empty:
+                        pass
+                    self._reply(200, json.dumps(items).encode())
+                else:
+                    self._reply(404)
+
+            def do_POST(self):
+                if self.path != f"/relay/{view.token}":
+                    self._reply(404)
+                    return
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                try:
+                    message = json.loads(body)
+                except ValueError:
+                    message = body.decode("utf-8", "replace")  # the host answers it as malformed
+                view._relayed(message)
+                self._reply(204)
+
+        return Handler
+
+    def _repr_html_(self):
+        border = "1px solid #ccc" if ((self.host.resource or {}).get("_meta") or {}).get("ui", {}).get("prefersBorder") else "0"
+        config = html.escape(json.dumps({"origin": self.origin, "token": self.token}))
+        return f"""<div class="mcpwire-app" data-config="{config}">
+<iframe class="mw-app-proxy" sandbox="{PROXY_SANDBOX}" src="{self.origin}/sandbox.html"
+ style="width: 100%; height: 160px; border: {border};"></iframe>
+<pre class="mw-app-status" style="font-size: 11px; color: #666;"></pre>
+<script>
+(function () {{
+  const root = document.currentScript.parentElement;
+  const config = JSON.parse(root.dataset.config);
+  const proxy = root.querySelector("iframe");
+  const status = root.querySelector(".mw-app-status");
+  window.addEventListener("message", (event) => {{
+    if (event.source !== proxy.contentWindow || event.origin !== config.origin) return;
+    fetch(config.origin + "/relay/" + config.token, {{ method: "POST", body: JSON.stringify(event.data) }});
+  }});
+  (async function poll() {{
+    for (;;) {{
+      let items;
+      try {{ items = await (await fetch(config.origin + "/outbox/" + config.token)).json(); }}
+      catch (error) {{ status.textContent = "the kernel's sandbox server is gone"; return; }}
+      for (const item of items) {{
+        if (item.post) proxy.contentWindow.postMessage(item.post, config.origin);
+        if (item.size && item.size.height) proxy.style.height = item.size.height + "px";
+        if (item.status) status.textContent = item.status;
+        if (item.closed) {{ proxy.remove(); return; }}
+      }}
+    }}
+  }})();
+}})();
+</script>
+</div>"""
+
+    def _repr_pretty_(self, printer, cycle):
+        printer.text(f"AppView({self.host.tool['name']}, {self.host.resource_uri})")

@@ -1,0 +1,86 @@
+"""mcpwire.widgets.app_view without a browser: the kernel-side sandbox server and its relay.
+
+The browser half (the View rendering, a click, the CSP in Chromium) is tests/browser/test_app_in_browser.py.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+
+import pytest
+
+from mcpwire import StdioWire
+from mcpwire.widgets.app_view import AppView
+
+PROXY_READY = {"jsonrpc": "2.0", "method": "ui/notifications/sandbox-proxy-ready", "params": {}}
+
+
+@pytest.fixture(scope="module")
+def lab():
+    with StdioWire.labserver("--apps") as wire:
+        yield wire
+
+
+@pytest.fixture
+def view(lab):
+    view = AppView.for_tool(lab, "show_hypnogram", {"night": "P07"})
+    yield view
+    view.close()
+
+
+def get(url):
+    with urllib.request.urlopen(url, timeout=30) as response:
+        return response.status, dict(response.headers), response.read()
+
+
+def relay(view, body):
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    request = urllib.request.Request(f"{view.origin}/relay/{view.token}", data=data, method="POST")
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return response.status
+
+
+def outbox(view):
+    return json.loads(get(f"{view.origin}/outbox/{view.token}")[2])
+
+
+def test_the_proxy_page_carries_the_views_csp_as_a_header(view):
+    status, headers, body = get(f"{view.origin}/sandbox.html")
+    assert status == 200 and headers["Content-Security-Policy"] == view.host.policy
+    assert b"ui/notifications/sandbox-proxy-ready" in body
+
+
+def test_the_relay_and_the_outbox_need_the_token(view):
+    for url in (f"{view.origin}/outbox/guess", f"{view.origin}/relay/guess"):
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(urllib.request.Request(url, data=b"{}" if "relay" in url else None), timeout=30)
+        assert refused.value.code == 404
+
+
+def test_a_relayed_proxy_ready_brings_the_view_html(view):
+    assert relay(view, PROXY_READY) == 204
+    (posted, status) = outbox(view)
+    assert posted["post"]["method"] == "ui/notifications/sandbox-resource-ready"
+    assert posted["post"]["params"]["html"] == view.html
+    assert status["status"].startswith("loading · View→host 1 frames, host→View 1")
+
+
+def test_a_body_that_is_not_json_is_answered_as_malformed(view):
+    relay(view, b"{not json")
+    (posted, _) = outbox(view)
+    assert posted["post"] == {"jsonrpc": "2.0", "id": None,
+                              "error": {"code": -32600, "message": "Invalid Request: not a JSON object"}}
+
+
+def test_the_output_puts_the_proxy_on_the_kernels_origin_with_the_spec_sandbox(view):
+    html = view._repr_html_()
+    assert f'src="{view.origin}/sandbox.html"' in html
+    assert 'sandbox="allow-scripts allow-same-origin"' in html
+    assert view.origin.startswith("http://127.0.0.1:")
+
+
+def test_its_text_form_names_nothing_volatile(view):
+    from IPython.lib.pretty import pretty
+    assert pretty(view) == "AppView(show_hypnogram, ui://notes-lab/hypnogram.html)"
