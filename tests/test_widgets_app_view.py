@@ -84,3 +84,18 @@ def test_the_output_puts_the_proxy_on_the_kernels_origin_with_the_spec_sandbox(v
 def test_its_text_form_names_nothing_volatile(view):
     from IPython.lib.pretty import pretty
     assert pretty(view) == "AppView(show_hypnogram, ui://notes-lab/hypnogram.html)"
+
+
+def test_jupyterlabs_theme_and_width_reach_the_host_context(view):
+    request = urllib.request.Request(f"{view.origin}/context/{view.token}", method="POST",
+                                     data=json.dumps({"theme": "dark", "width": 812}).encode())
+    urllib.request.urlopen(request, timeout=30)
+    assert view.host.host_context["theme"] == "dark"
+    assert view.host.host_context["containerDimensions"] == {"width": 812, "maxHeight": 600}
+
+
+@pytest.mark.parametrize("context", [{"theme": "neon"}, {"width": True}, {"width": 10**9}, ["dark"]])
+def test_a_context_out_of_range_changes_nothing(view, context):
+    before = dict(view.host.host_context)
+    view.take_context(context)
+    assert view.host.host_context == before

@@ -24,6 +24,7 @@ from ..apps_host import AppHost
 
 PROXY_SANDBOX = "allow-scripts allow-same-origin"
 POLL_SECONDS = 20
+MAX_HEIGHT = 600  # the View grows with its size-changed up to this; past it, it scrolls
 SANDBOX_PAGE = (Path(__file__).parent / "app_sandbox" / "sandbox.html").read_bytes()
 
 
@@ -73,6 +74,16 @@ class AppView:
         if self.host.state == "closed":
             self.outbox.put({"closed": True})
 
+    def take_context(self, context):
+        """The theme and width JupyterLab shows the output with, for hostContext (anything else is ignored)."""
+        if not isinstance(context, dict):
+            return
+        if context.get("theme") in ("light", "dark"):
+            self.host.host_context["theme"] = context["theme"]
+        width = context.get("width")
+        if isinstance(width, int) and not isinstance(width, bool) and 100 <= width <= 10_000:
+            self.host.host_context["containerDimensions"] = {"width": width, "maxHeight": MAX_HEIGHT}
+
     def teardown(self):
         """ui/resource-teardown; the output removes the iframe once the View answered."""
         self.host.teardown()
@@ -117,7 +128,7 @@ class AppView:
                     self._reply(404)
 
             def do_POST(self):
-                if self.path != f"/relay/{view.token}":
+                if self.path not in (f"/relay/{view.token}", f"/context/{view.token}"):
                     self._reply(404)
                     return
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
@@ -125,7 +136,10 @@ class AppView:
                     message = json.loads(body)
                 except ValueError:
                     message = body.decode("utf-8", "replace")  # the host answers it as malformed
-                view._relayed(message)
+                if self.path.startswith("/context/"):
+                    view.take_context(message)
+                else:
+                    view._relayed(message)
                 self._reply(204)
 
         return Handler
@@ -143,9 +157,13 @@ class AppView:
   const config = JSON.parse(root.dataset.config);
   const proxy = root.querySelector("iframe");
   const status = root.querySelector(".mw-app-status");
+  const post = (path, data) => fetch(config.origin + path + config.token, {{ method: "POST", body: JSON.stringify(data) }});
+  // One request at a time, in order: the host must see the View's messages in the order the View sent them.
+  let relayed = post("/context/", {{
+    theme: document.body.dataset.jpThemeLight === "false" ? "dark" : "light", width: Math.round(root.clientWidth) }});
   window.addEventListener("message", (event) => {{
     if (event.source !== proxy.contentWindow || event.origin !== config.origin) return;
-    fetch(config.origin + "/relay/" + config.token, {{ method: "POST", body: JSON.stringify(event.data) }});
+    relayed = relayed.then(() => post("/relay/", event.data), () => post("/relay/", event.data));
   }});
   (async function poll() {{
     for (;;) {{
@@ -154,7 +172,7 @@ class AppView:
       catch (error) {{ status.textContent = "the kernel's sandbox server is gone"; return; }}
       for (const item of items) {{
         if (item.post) proxy.contentWindow.postMessage(item.post, config.origin);
-        if (item.size && item.size.height) proxy.style.height = item.size.height + "px";
+        if (item.size && item.size.height) proxy.style.height = Math.min(item.size.height, {MAX_HEIGHT}) + "px";
         if (item.status) status.textContent = item.status;
         if (item.closed) {{ proxy.remove(); return; }}
       }}
