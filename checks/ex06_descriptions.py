@@ -53,6 +53,22 @@ FACTS = [
 ]
 
 
+# A keyword test cannot read a sentence; these are the plainest ways to name read_note while saying it is not needed.
+# Anything subtler passes the check, and the ✓ says that it looked for words, not for meaning.
+NEGATED_READ_NOTE = [
+    r"`?read_note`?\W*(?:is\s+|are\s+)?(?:not|never)\s+(?:\w+\s+)?(?:needed|necessary|required|useful)",
+    r"`?read_note`?\W*(?:is\s+|are\s+)?(?:unnecessary|unneeded|redundant|optional)",
+    r"\bno\s+need\s+(?:for|to)\s+(?:\w+\s+)?`?read_note",
+    r"\b(?:without|never|don't|do\s+not|needn't|need\s+not)\s+(?:calling\s+|call\s+|using\s+|use\s+|needing\s+|need\s+)?`?read_note",
+]
+
+
+def negated_read_note(text):
+    """The words that say read_note is not needed, or None."""
+    found = (re.search(pattern, text, re.I) for pattern in NEGATED_READ_NOTE)
+    return next((match[0] for match in found if match), None)
+
+
 def verbose_search_tool(wire):
     """The lab's real search_notes definition, with the long-winded description."""
     tool = copy.deepcopy(tool_definitions(wire)["search_notes"])
@@ -113,6 +129,12 @@ def check_short_description(description, lab=None):
     if lost:
         failed(f"Your description ({tokens} tokens) no longer says {lost[0][0]}.", hint=lost[0][1])
         return
+    negated = negated_read_note(description)
+    if negated:
+        failed(f"Your description says {negated!r}: it names read_note only to say it is not needed.",
+               hint="A hit is not the whole note (id, title, score and a snippet): the model must still call "
+                    "read_note to read one in full, and the description is where it learns that.")
+        return
     wrong = contradictions(description)
     if wrong:
         failed(f"Your description mentions {wrong[0]}. That breaks rule 2: a description says nothing the schema "
@@ -122,5 +144,6 @@ def check_short_description(description, lab=None):
     shorter = {**verbose, "description": description}
     old, new = count_tokens(dumps(model_view(verbose))), count_tokens(dumps(model_view(shorter)))
     passed(f"Your description is {tokens} tokens (the verbose one is {before}). What a model reads of search_notes "
-           f"went from {old} to {new} tokens ({100 * (old - new) / old:.0f}% less), and it still says what the "
-           "tool does, that the best hits come first, and that read_note reads one in full.")
+           f"went from {old} to {new} tokens ({100 * (old - new) / old:.0f}% less). It still has the words of the "
+           "three facts (search or find and notes; best, ranked or the like; read_note), and no number or name the "
+           "schema contradicts. The check reads words, not sentences: read yours once as a model would.")

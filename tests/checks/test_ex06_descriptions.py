@@ -58,6 +58,13 @@ DESCRIPTION_RIGHT = [
                  id="science-and-product-words"),
     pytest.param("Search the lab notes; best first. Read one in full with `read_note(note_id)`.",
                  id="a-backticked-call"),
+    # Negation words near read_note that do not say it is unneeded.
+    pytest.param("Search the lab notes, best first. Hits are not whole notes: read_note reads one.",
+                 id="hits-are-not-whole-notes"),
+    pytest.param("Search lab notes; best first. A snippet does not replace read_note, which reads one in full.",
+                 id="a-snippet-does-not-replace-read-note"),
+    pytest.param("Search the lab notes (EEG in µV, Tomás's minutes); ranked, best first. read_note → full text.",
+                 id="non-ascii-text"),
 ]
 DESCRIPTION_WRONG = [
     pytest.param(checks.VERBOSE_SEARCH_DESCRIPTION, ("tokens", "the budget is 40"), id="the-verbose-one"),
@@ -85,6 +92,15 @@ DESCRIPTION_WRONG = [
     pytest.param("Search the lab notes; best first. Read one with fetch_note.",
                  ("read_note",), id="the-wrong-tool"),
     pytest.param(["Search the lab notes; best first. Read one with read_note."], ("must be a string",), id="a-list"),
+    # Issue 31: the keywords are all there, and the sentence says the opposite of the fact.
+    pytest.param("Search the lab notes; best hits first, each one the whole note, so read_note is not needed.",
+                 ("'read_note is not needed'", "not the whole note"), id="read-note-said-to-be-unneeded"),
+    pytest.param("Search the lab notes, best first. No need for read_note: hits hold the full text.",
+                 ("'No need for read_note'",), id="no-need-for-read-note"),
+    pytest.param("Search lab notes, ranked; answer without calling read_note.",
+                 ("'without calling read_note'",), id="without-calling-read-note"),
+    pytest.param("Search the lab notes, best first; read_note is optional.", ("'read_note is optional'",),
+                 id="read-note-optional"),
 ]
 
 
@@ -97,3 +113,10 @@ def test_short_description_right_answers_pass(verdict, lab, description):
 def test_short_description_wrong_answers_name_their_mistake(verdict, lab, description, phrases):
     out = verdict(checks.check_short_description, description, lab)
     assert fails_naming(out, phrases), out
+
+
+def test_the_tick_claims_only_what_the_check_read(verdict, lab):
+    out = verdict(checks.check_short_description, "Search lab notes; best hits first. Read one in full with read_note.",
+                  lab)
+    assert "It still has the words of the three facts" in out and "reads words, not sentences" in out
+    assert "reads one in full" not in out
