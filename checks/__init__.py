@@ -62,6 +62,12 @@ WHERE = {
     "check_step_up": "ex18_auth",
     "check_token_request": "ex18_auth",
     "check_three_differences": "ex19_wild",
+    "check_deadline": "ex20_tasks",
+    "check_follow": "ex20_tasks",
+    "check_outcome": "ex20_tasks",
+    "check_restart": "ex20_tasks",
+    "check_connect_rule": "ex21_apps",
+    "check_view_gate": "ex21_apps",
     "check_server_report": "ex22_field_trip",
     "field_trip_servers": "ex22_field_trip",
 }
