@@ -21,6 +21,9 @@ VERSION_PROBE = frames.request("server/discover", id=5, meta={frames.PROTOCOL_VE
 # A name with capitals (the lab has no such tool): header values are case-sensitive, so a lower-cased one is -32020.
 CASED_NAME = "Search_Notes"
 NAME_PROBE = frames.request("tools/call", {"name": CASED_NAME, "arguments": {}}, id=6)
+# A name that is not printable ASCII (the lab has no such tool either): it travels as =?base64?<UTF-8 bytes>?=.
+ACCENTED_NAME = "résumé"
+ENCODED_PROBE = frames.request("tools/call", {"name": ACCENTED_NAME, "arguments": {}}, id=7)
 
 
 def check_routing_headers(routing_headers, lab=None):
@@ -29,7 +32,7 @@ def check_routing_headers(routing_headers, lab=None):
         not_done("define routing_headers(frame) first.")
         return
     given_headers = []
-    for frame in [*REQUESTS, VERSION_PROBE, NAME_PROBE]:
+    for frame in [*REQUESTS, VERSION_PROBE, NAME_PROBE, ENCODED_PROBE]:
         outcome = attempt(routing_headers, copy.deepcopy(frame))
         if outcome.not_done:
             not_done("routing_headers still raises NotImplementedError. Return a dict of header name to value.")
@@ -44,9 +47,10 @@ def check_routing_headers(routing_headers, lab=None):
             return
         unsendable = [name for name, value in given.items() if not _header_safe(str(name)) or not _header_safe(value)]
         if unsendable:
-            failed(f"These headers cannot go on the wire as they are: {', '.join(map(repr, unsendable))}.",
-                   hint="Header names and values are printable ASCII on one line; MCP sends other text as "
-                        "=?base64?...?=.")
+            failed(f"For {_request_named(frame)}, these headers cannot go on the wire as they are: "
+                   f"{', '.join(f'{name}: {given[name]}' for name in unsendable)}.",
+                   hint="Header names and values are printable ASCII on one line; MCP sends any other value as "
+                        "=?base64?<base64 of its UTF-8 bytes>?=, and the server decodes it before comparing.")
             return
         named = {str(name).lower(): value for name, value in given.items()}
         if "mcp-name" in named and frame["method"] not in NAMED_BY:
@@ -57,7 +61,8 @@ def check_routing_headers(routing_headers, lab=None):
                    more="The spec defines Mcp-Name only for tools/call, prompts/get and resources/read.")
             return
         given_headers.append(given)
-    name_probe_headers, version_probe_headers = given_headers.pop(), given_headers.pop()
+    encoded_probe_headers, name_probe_headers, version_probe_headers = (given_headers.pop(), given_headers.pop(),
+                                                                         given_headers.pop())
     with http_lab(lab) as wire:
         for frame, given in zip(REQUESTS, given_headers):
             # Drop the headers mcpwire would derive, so only the learner's routing headers go out.
@@ -89,10 +94,19 @@ def check_routing_headers(routing_headers, lab=None):
                    hint="Header names are case-insensitive; header values are not.",
                    more="Repeat params.name exactly as the body writes it, capitals included.")
             return
+        probe = wire.send(ENCODED_PROBE, {**{name: None for name in ROUTING}, **encoded_probe_headers})
+        if probe.code == -32020:
+            named = {name.lower(): value for name, value in encoded_probe_headers.items()}
+            failed(f"For a tools/call of {ACCENTED_NAME!r}, your Mcp-Name is {named.get('mcp-name')!r} "
+                   f"(HTTP {probe.status}).", server=server_said(probe.message),
+                   hint="A value that is not printable ASCII travels base64-encoded between =?base64? and ?=, and "
+                        "the server decodes it before comparing it with the body.",
+                   more="base64.b64encode(value.encode()).decode() is the base64 of a value's UTF-8 bytes.")
+            return
     passed("Your headers routed all four requests: server/discover, tools/call (Mcp-Name: search_notes), "
            "resources/read (Mcp-Name: notes://welcome) and prompts/get (Mcp-Name: summarise_topic); and for a "
            f"body naming version {OTHER_VERSION} your header repeated it (the lab answered -32022, a version it "
-           f"does not serve), as it repeated the capitals of {CASED_NAME}.")
+           f"does not serve), as it repeated the capitals of {CASED_NAME} and sent {ACCENTED_NAME!r} base64-encoded.")
 
 
 def _hints_for(frame, given):
@@ -115,6 +129,11 @@ def _hints_for(frame, given):
     if not field and "mcp-name" in named:
         return (f"{frame['method']} names nothing to act on.", "Send Mcp-Name only when the body has a name to repeat.")
     return ("Each header repeats a value from the body exactly: compare them one by one.", None)
+
+
+def _request_named(frame):
+    name = (frame.get("params") or {}).get(NAMED_BY.get(frame["method"], ""), None)
+    return f"a {frame['method']} of {name!r}" if name else frame["method"]
 
 
 def _header_safe(text):

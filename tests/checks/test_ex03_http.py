@@ -1,11 +1,25 @@
 """Exercise 03, task 1 (routing headers): right answers pass, wrong ones name their mistake."""
 
+import base64
+from urllib.parse import quote
 
 import pytest
 
 import checks
+from mcpwire.headers import encode_value
 
 VERSION = "io.modelcontextprotocol/protocolVersion"
+
+
+def encoded(value, how="sentinel"):
+    """A header value: as it is when it is printable ASCII, otherwise encoded the way `how` says."""
+    if all(" " <= ch <= "~" for ch in value) and how != "always":
+        return value
+    utf8_base64 = base64.b64encode(value.encode()).decode()
+    return {"sentinel": f"=?base64?{utf8_base64}?=", "always": f"=?base64?{utf8_base64}?=", "raw": value,
+            "percent": quote(value), "bare-base64": utf8_base64, "mime-word": f"=?utf-8?b?{utf8_base64}?=",
+            "ascii-only": value.encode("ascii", "ignore").decode(), "toolkit": encode_value(value)}[how]
+
 
 def fails_naming(out, phrases):
     return out.startswith("✗") and all(phrase in out for phrase in phrases)
@@ -14,7 +28,7 @@ def fails_naming(out, phrases):
 # --- 03 task 1 · routing headers -----------------------------------------------------------------------
 
 def routing(*, version=True, method=True, names=("tools/call", "prompts/get", "resources/read"), uri=True,
-            lower=False, extra_name=False):
+            lower=False, extra_name=False, how="sentinel"):
     def work(frame):
         headers = {}
         if version:
@@ -23,7 +37,7 @@ def routing(*, version=True, method=True, names=("tools/call", "prompts/get", "r
             headers["Mcp-Method"] = frame["method"]
         if frame["method"] in names:
             field = "uri" if frame["method"] == "resources/read" and uri else "name"
-            headers["Mcp-Name"] = frame["params"].get(field, "")
+            headers["Mcp-Name"] = encoded(frame["params"].get(field, ""), how)
         elif extra_name:
             headers["Mcp-Name"] = frame["method"]
         return {name.lower(): value for name, value in headers.items()} if lower else headers
@@ -33,6 +47,8 @@ def routing(*, version=True, method=True, names=("tools/call", "prompts/get", "r
 ROUTING_RIGHT = [
     pytest.param(routing(), id="solution"),
     pytest.param(routing(lower=True), id="lower-case-names"),
+    pytest.param(routing(how="toolkit"), id="mcpwire-encode-value"),
+    pytest.param(routing(how="always"), id="every-name-base64-encoded"),
 ]
 ROUTING_WRONG = [
     pytest.param(routing(names=("tools/call", "resources/read")), ("refused prompts/get", "-32020", "Mcp-Name"),
@@ -48,6 +64,15 @@ ROUTING_WRONG = [
     pytest.param(lambda f: {key: 1 for key in routing()(f)}, ("values are strings",), id="non-string-values"),
     pytest.param(lambda f: {**routing()(f), "Mcp-Name": "séance"} if f["method"] == "tools/call" else routing()(f),
                  ("cannot go on the wire",), id="non-ascii-value"),
+    # A value that needs encoding: résumé is not printable ASCII, so it travels as =?base64?...?=.
+    pytest.param(routing(how="raw"), ("For a tools/call of 'résumé'", "cannot go on the wire", "=?base64?"),
+                 id="accented-name-sent-as-it-is"),
+    pytest.param(routing(how="percent"), ("your Mcp-Name is 'r%C3%A9sum%C3%A9'", "-32020", "=?base64? and ?="),
+                 id="accented-name-percent-encoded"),
+    pytest.param(routing(how="bare-base64"), ("your Mcp-Name is 'csOpc3Vtw6k='", "between =?base64? and ?="),
+                 id="base64-without-the-sentinel"),
+    pytest.param(routing(how="mime-word"), ("'=?utf-8?b?csOpc3Vtw6k=?='", "-32020"), id="an-rfc-2047-word"),
+    pytest.param(routing(how="ascii-only"), ("your Mcp-Name is 'rsum'",), id="accents-dropped"),
     # The four requests all name 2026-07-28, so only a body naming another version shows a hard-coded header.
     pytest.param(lambda f: {**routing()(f), "MCP-Protocol-Version": "2026-07-28"},
                  ("names version '2027-01-01'", "your MCP-Protocol-Version header is '2026-07-28'", "-32020"),
@@ -81,7 +106,7 @@ def headers_right(frame):
     headers = {"MCP-Protocol-Version": frame["params"]["_meta"][VERSION], "Mcp-Method": frame["method"]}
     field = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}.get(frame["method"])
     if field:
-        headers["Mcp-Name"] = frame["params"][field]
+        headers["Mcp-Name"] = encoded(frame["params"][field])
     return headers
 
 
