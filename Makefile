@@ -91,9 +91,12 @@ legacy-server: $(LEGACY_STAMP)
 # for the modules it imports (compiling the whole environment ahead would take 16 s on two cores).
 PYTEST = env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest
 
+# Every lab a lesson starts forks from one warm starter for the session (labserver.warm_session), instead of
+# importing the SDK again; WARM_LABS=0 starts them cold.
 # Opens lesson 00. No language-server scan at start: the lessons need none, and it spawns npm.
 lab: $(LAB_STAMP) $(LAB_SETTINGS) $(LEGACY_STAMP)
-	$(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks --LabApp.default_url=/lab/tree/$(FIRST_LESSON) \
+	$(if $(filter 0,$(WARM_LABS)),,$(PY) -m labserver.warm_session --) \
+	  $(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks --LabApp.default_url=/lab/tree/$(FIRST_LESSON) \
 	  --LanguageServerManager.autodetect=False $(LAB_OPTS)
 
 # One pytest run for the tests and every notebook, so no worker idles while another finishes a long file.

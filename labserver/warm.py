@@ -1,13 +1,14 @@
-"""Warm starts for test runs: one process imports the lab once and forks a fresh lab for each start.
+"""Warm starts: one process imports the lab once and forks a fresh lab for each start.
 
-Importing the SDK costs a lab about 1.4 s of CPU at every start, and a test run starts
-hundreds. When `LABSERVER_WARM` names the socket of a warm starter (`python -m
-labserver.warm SOCKET`, which `warm_starter()` runs for pytest), `python -m labserver`
+Importing the SDK costs a lab about 1.4 s of CPU at every start; a test run starts hundreds,
+and a learner several in every lesson. When `LABSERVER_WARM` names the socket of a warm
+starter (`python -m labserver.warm SOCKET`, which `warm_starter()` runs for pytest, the
+grader's sandboxes and a learner's JupyterLab session), `python -m labserver`
 hands its stdin, stdout, stderr, arguments, folder and environment to that starter and
 stays as a small stand-in: the forked lab serves the same descriptors with the same code,
 the stand-in passes on the signals it gets and exits the way the lab did, and a stand-in
-killed outright (SIGKILL) takes the lab with it. Learners never set the variable; tests
-that watch the lab's own process (its memory, a SIGKILL mid-write) start it cold.
+killed outright (SIGKILL) takes the lab with it. An empty `LABSERVER_WARM` starts labs cold;
+tests that watch the lab's own process (its memory, a SIGKILL mid-write) start it cold.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from pathlib import Path
 WARM = "LABSERVER_WARM"
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2)
 MESSAGE = 1 << 20
+SESSION = object()  # marks the starter's stdin among what it watches
 
 
 def start_warm(argv: list[str]) -> int | None:
@@ -67,7 +69,11 @@ def _signal(pid: int, signum: int) -> None:
 
 
 def serve(path: str) -> None:
-    """The warm starter: import the lab once, then fork one lab per stand-in that connects."""
+    """The warm starter: import the lab once, then fork one lab per stand-in that connects.
+
+    It ends when its stdin closes: whoever started it holds the other end, so a starter never outlives its
+    session, even one killed outright. The labs it forked keep running, each with its own stand-in.
+    """
     from labserver import cli  # the slow import, paid once
 
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -76,9 +82,15 @@ def serve(path: str) -> None:
     print("ready", flush=True)
     watching = selectors.DefaultSelector()
     watching.register(listener, selectors.EVENT_READ)
+    watching.register(sys.stdin.fileno(), selectors.EVENT_READ, SESSION)
     while True:
         for key, _ in watching.select():
-            if key.fileobj is listener:
+            if key.data is SESSION:
+                if not os.read(key.fd, 512):
+                    with contextlib.suppress(OSError):
+                        os.unlink(path)
+                    return
+            elif key.fileobj is listener:
                 _fork_one(listener, watching, cli.main)
             else:
                 pid, link = key.data
@@ -117,7 +129,7 @@ def _become_the_lab(link, request, fds, listener, watching, lab_main):
     code = 1
     try:
         for key in list(watching.get_map().values()):
-            if key.fileobj is not listener:
+            if key.fileobj is not listener and key.data is not SESSION:  # the session's stdin is replaced below
                 os.close(key.fd)
                 key.data[1].close()
         watching.close()
@@ -176,7 +188,7 @@ def warm_starter():
     """Run a warm starter for the time of the block, with `LABSERVER_WARM` naming it."""
     folder = Path(tempfile.mkdtemp(prefix="labserver-warm-"))
     path = str(folder / "starter")
-    starter = subprocess.Popen([sys.executable, "-m", "labserver.warm", path], stdin=subprocess.DEVNULL,
+    starter = subprocess.Popen([sys.executable, "-m", "labserver.warm", path], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     before = os.environ.get(WARM)
     try:
@@ -190,6 +202,7 @@ def warm_starter():
             os.environ[WARM] = before
         starter.kill()
         starter.wait()
+        starter.stdin.close()
         starter.stdout.close()
         with contextlib.suppress(OSError):
             os.unlink(path)

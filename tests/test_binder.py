@@ -37,8 +37,16 @@ def test_repo2docker_renders_a_dockerfile_that_installs_the_kit_from_binder(tmp_
     dockerfile = run.stdout + run.stderr
     assert '--file "binder/environment.yml"' in dockerfile, "conda reads binder/environment.yml"
     assert "RUN ./binder/postBuild" in dockerfile
+    # binder/start wraps the notebook server: the same warm session for the labs as `make lab`.
+    assert 'ENV R2D_ENTRYPOINT="${REPO_DIR}/binder/start"' in dockerfile
     # postBuild runs after the whole repository is copied in: it reads requirements/ and the package.
     assert dockerfile.index("COPY --chown=0:0 src/ ${REPO_DIR}/") < dockerfile.index("RUN ./binder/postBuild")
+
+
+def test_binders_start_runs_the_notebook_server_in_a_warm_session():
+    start = (BINDER / "start").read_text()
+    assert os.access(BINDER / "start", os.X_OK)
+    assert start.rstrip().splitlines()[-1] == 'exec python -m labserver.warm_session -- "$@"'
 
 
 def test_binder_pins_the_python_and_jupyterlab_the_kit_is_locked_to():
