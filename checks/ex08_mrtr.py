@@ -14,7 +14,7 @@ from mcpwire import frames
 from mcpwire.validate import validate
 from .attempt import RecordingSend, TooManySends, attempt, missing
 from .servers import REPLY_WAIT_S, stdio_lab
-from .verdict import failed, not_done, passed, server_said, short
+from .verdict import failed, not_done, passed, server_said, short, shown
 
 MAX_SENDS = 6
 ASKS_USER = {frames.CLIENT_CAPABILITIES_KEY: {"elicitation": {"form": {}}}}
@@ -34,8 +34,9 @@ RETRY_CASES = [
      "now has the tags"),
     (f"delete_note on {SCRATCH_ID}; the user declines", _first_leg("delete_note", {"note_id": SCRATCH_ID}, "delete-1"),
      None, "delete-2", "Nothing deleted"),
-    (f"delete_note on {SCRATCH_ID}; the user confirms", _first_leg("delete_note", {"note_id": SCRATCH_ID}, "delete-3"),
-     {"confirm": True}, "delete-4", "Deleted note"),
+    # Number ids here, string ids above: a retry id turned into text ("4") is another request's id.
+    (f"delete_note on {SCRATCH_ID}; the user confirms", _first_leg("delete_note", {"note_id": SCRATCH_ID}, 3),
+     {"confirm": True}, 4, "Deleted note"),
 ]
 
 
@@ -142,7 +143,10 @@ def _what_is_wrong(request, first, form, retry, *, judge_id=True, new_id=None):
                 "here, because the first leg has its answer; but a client that matches replies by id could take "
                 "a late reply to one leg for the other.")
     if judge_id and retry.get("id") != new_id:
-        return (f"Your retry has the id {short(retry.get('id'))}, not new_id ({new_id!r}).",
+        retyped = type(retry.get("id")) is not type(new_id) and str(retry.get("id")) == str(new_id)
+        return (f"Your retry has the id {shown(retry.get('id'))}, not new_id ({new_id!r}).",
+                "JSON-RPC ids keep their type: 4 and \"4\" are two different ids. Use new_id as given, unconverted."
+                if retyped else
                 "The caller picks each retry's id (this check's rule: none repeats in its session): use new_id as given.")
     if retry.get("method") != request["method"] or not isinstance(params, dict):
         return (f"Your retry is {short(retry)}, not a {request['method']} request with params.",

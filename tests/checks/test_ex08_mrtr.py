@@ -216,6 +216,11 @@ RETRY_WRONG = [
                  id="rebuilt-with-the-default-envelope"),
     pytest.param(retry_frame_capabilities_emptied, ("params._meta", "elicitation capability"),
                  id="capabilities-emptied"),
+    # Ids of both JSON types: the third case's new_id is the number 4, so text is another id.
+    pytest.param(lambda request, reply, form, new_id: retry_frame()(request, reply, form, str(new_id)),
+                 ("has the id '4', not new_id (4)", "keep their type"), id="new-id-turned-into-text"),
+    pytest.param(lambda request, reply, form, new_id: retry_frame()(request, reply, form, f"{request['id']}-retry"),
+                 ("has the id 'tag-1-retry', not new_id ('tag-2')",), id="id-made-from-the-first-legs"),
 ]
 
 
