@@ -306,7 +306,11 @@ class _GuardedEndpoint:
                 outcome = attempt(endpoint.guard, self.headers.get("Host"), self.headers.get("Origin"), endpoint.port)
                 status = 200 if outcome.value is None else outcome.value
                 if outcome.error or status not in (200, 403, 421):
-                    endpoint.errors.append(outcome.error_text or f"guard returned {shown(outcome.value)}")
+                    sent = f"Host: {self.headers.get('Host')}" + (
+                        f", Origin: {self.headers['Origin']}" if self.headers.get("Origin") is not None else "")
+                    endpoint.errors.append((outcome.error is not None, outcome.error_text or
+                                            f"guard returned {shown(outcome.value)}",
+                                            sent.replace(f":{endpoint.port}", ":<port>")))
                     status = 500
                 body = REFUSALS.get(status, "served").encode()
                 self.send_response(status)
@@ -353,7 +357,13 @@ def check_origin_guard(guard, lab=None):
         url = f"http://127.0.0.1:{endpoint.port}/mcp"
         answers = [_post(client, url, endpoint.port, host, origin).status_code for _, host, origin, _ in GUARD_CASES]
         if endpoint.errors:
-            failed(f"Your guard did not give an answer the endpoint can send: {endpoint.errors[0]}",
+            raised, text, sent = endpoint.errors[0]
+            if raised:
+                failed(f"Your guard raised {text} for a request with {sent}.",
+                       hint="A guard answers every request it is given, also a Host without a port or an Origin it "
+                            "does not expect: refuse it with 421 or 403 instead of raising.")
+                return
+            failed(f"Your guard did not give an answer the endpoint can send: {text} (for {sent})",
                    hint="The endpoint sends the number you return as the HTTP status: an int, or None to serve.",
                    more="Return None to serve the request, 421 for a Host that is not this endpoint, 403 for a "
                         "foreign Origin.")

@@ -295,7 +295,12 @@ GUARD_WRONG = [
     pytest.param(guard(prefix=True), ("a look-alike host name", "prefix test"), id="prefix-tests"),
     pytest.param(lambda host, origin, port: 403 if origin else None, ("a page this endpoint served", "should answer 200"),
                  id="every-origin-refused"),
-    pytest.param(lambda host, origin, port: 1 / 0, ("ZeroDivisionError",), id="raises"),
+    pytest.param(lambda host, origin, port: 1 / 0, ("raised ZeroDivisionError", "Host: 127.0.0.1:<port>"), id="raises"),
+    # Unpacks 'name:port': the Host without a port (localhost) makes it raise, and the message names that request.
+    pytest.param(lambda host, origin, port: (lambda name, number: 421 if name not in ("127.0.0.1", "localhost") or
+                                             number != str(port) else None)(*host.split(":")),
+                 ("raised TypeError", "for a request with Host: localhost.", "a Host without a port"),
+                 id="unpacks-name-and-port"),
     pytest.param(lambda host, origin, port: 421 if host.rsplit(":", 1)[0] not in ("127.0.0.1", "localhost") else
                  403 if origin is not None and urlsplit(origin).hostname not in ("127.0.0.1", "localhost") else None,
                  ("https at this address", "should answer 403"), id="origin-hostname-only"),
