@@ -115,8 +115,8 @@ def test_reads_a_missing_annotation_as_false(verdict):
     def missing_is_false(command):
         return report_with(command, hint=lambda tool, name, default: tool.get("annotations", {}).get(name, False))
     out = verdict(checks.check_server_report, missing_is_false)
-    # The lab's summarize_note declares readOnlyHint alone: the mistake shows on the lab already.
-    assert out.startswith("✗ report says summarize_note on the lab server has destructiveHint = False; it is True")
+    # Some of the lab's tools declare readOnlyHint alone, so the mistake may show on the lab already.
+    assert out.startswith("✗ report says ") and "has destructiveHint = False; it is True" in out
     assert "a missing hint is not false" in out
 
 
