@@ -203,6 +203,12 @@ def _form_encoded(build, lab, verifier):
             problems[name] = f"{name}={value} ({' and '.join(bare)} as it is)"
     # An extra parameter or a stray '&' is harmless (a server ignores what it does not know); a value cut short is not.
     decoded = dict(parse_qsl(raw))
+    if "scope" not in problems and decoded.get("scope") != TWO_SCOPES:
+        # Written whole, and still another scope: the argument was not used, whatever the encoding.
+        failed(f"given the scope {TWO_SCOPES!r}, the request asks for scope {decoded.get('scope')!r}",
+               hint="Put the scope argument in the query as it is given: a client asks for the scopes the "
+                    "challenge named, which are not always notes:read.")
+        return False
     for name, value in wanted.items():
         if decoded.get(name) != value:
             cut = "&" in value and value.startswith(str(decoded.get(name)))

@@ -219,6 +219,15 @@ def test_request_with_a_trailing_slash_on_the_resource_says_the_lab_accepts_it(v
     assert "accepts it" in out and "a stricter server may refuse" in out, out
 
 
+def test_request_with_the_scope_written_in_is_told_it_ignored_the_argument(verdict, auth_lab):
+    def read_scope_only(metadata, resource, scope, verifier, state):
+        return request_url(metadata, resource, "notes:read", verifier, state)
+
+    out = verdict(checks.check_authorization_request, read_scope_only, auth_lab)
+    assert out.startswith("✗ given the scope 'notes:read notes:write', the request asks for scope 'notes:read'"), out
+    assert "not form-encoded" not in out, out
+
+
 def test_request_encoded_twice_is_named_by_what_the_server_reads(verdict, auth_lab):
     out = verdict(checks.check_authorization_request, request_url_encoded_twice, auth_lab)
     assert out.startswith("✗ wrong redirect_uri: the request names 'http%3A%2F%2F127.0.0.1%2Fcallback'"), out
