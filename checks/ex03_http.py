@@ -1,5 +1,6 @@
 """Checks for exercise 03 (first task): the routing headers a Streamable HTTP request repeats from its body."""
 
+import base64
 import copy
 
 from mcpwire import frames
@@ -99,8 +100,9 @@ def check_routing_headers(routing_headers, lab=None):
             named = {name.lower(): value for name, value in encoded_probe_headers.items()}
             failed(f"For a tools/call of {ACCENTED_NAME!r}, your Mcp-Name is {named.get('mcp-name')!r} "
                    f"(HTTP {probe.status}).", server=server_said(probe.message),
-                   hint="A value that is not printable ASCII travels base64-encoded between =?base64? and ?=, and "
-                        "the server decodes it before comparing it with the body.",
+                   hint=_not_utf8(named.get("mcp-name")) or
+                   "A value that is not printable ASCII travels base64-encoded between =?base64? and ?=, and "
+                   "the server decodes it before comparing it with the body.",
                    more="base64.b64encode(value.encode()).decode() is the base64 of a value's UTF-8 bytes.")
             return
     passed("Your headers routed all four requests: server/discover, tools/call (Mcp-Name: search_notes), "
@@ -129,6 +131,21 @@ def _hints_for(frame, given):
     if not field and "mcp-name" in named:
         return (f"{frame['method']} names nothing to act on.", "Send Mcp-Name only when the body has a name to repeat.")
     return ("Each header repeats a value from the body exactly: compare them one by one.", None)
+
+
+def _not_utf8(value):
+    """A hint when the sentinel holds the name's bytes in an encoding other than UTF-8, else None."""
+    inner = value[len("=?base64?"):-len("?=")] if isinstance(value, str) and value.startswith("=?base64?") \
+        and value.endswith("?=") else None
+    try:
+        carried = base64.b64decode(inner or "", validate=True) if inner else None
+    except ValueError:
+        return None
+    for encoding in ("latin-1", "utf-16", "cp1252"):
+        if carried == ACCENTED_NAME.encode(encoding) and carried != ACCENTED_NAME.encode():
+            return (f"Your base64 carries the name's {encoding} bytes; MCP encodes a value's UTF-8 bytes "
+                    "(value.encode(), the default).")
+    return None
 
 
 def _request_named(frame):

@@ -60,6 +60,7 @@ NEGATED_READ_NOTE = [
     r"`?read_note`?\W*(?:is\s+|are\s+)?(?:unnecessary|unneeded|redundant|optional)",
     r"\bno\s+need\s+(?:for|to)\s+(?:\w+\s+)?`?read_note",
     r"\b(?:without|never|don't|do\s+not|needn't|need\s+not)\s+(?:calling\s+|call\s+|using\s+|use\s+|needing\s+|need\s+)?`?read_note",
+    r"\b(?:skip|skips|skipping|avoid|avoids|avoiding|bypass|bypasses)\s+(?:calling\s+|using\s+|the\s+)?`?read_note",
 ]
 
 

@@ -18,7 +18,8 @@ def encoded(value, how="sentinel"):
     utf8_base64 = base64.b64encode(value.encode()).decode()
     return {"sentinel": f"=?base64?{utf8_base64}?=", "always": f"=?base64?{utf8_base64}?=", "raw": value,
             "percent": quote(value), "bare-base64": utf8_base64, "mime-word": f"=?utf-8?b?{utf8_base64}?=",
-            "ascii-only": value.encode("ascii", "ignore").decode(), "toolkit": encode_value(value)}[how]
+            "ascii-only": value.encode("ascii", "ignore").decode(), "toolkit": encode_value(value),
+            "latin-1": f"=?base64?{base64.b64encode(value.encode('latin-1')).decode()}?="}[how]
 
 
 def fails_naming(out, phrases):
@@ -73,6 +74,9 @@ ROUTING_WRONG = [
                  id="base64-without-the-sentinel"),
     pytest.param(routing(how="mime-word"), ("'=?utf-8?b?csOpc3Vtw6k=?='", "-32020"), id="an-rfc-2047-word"),
     pytest.param(routing(how="ascii-only"), ("your Mcp-Name is 'rsum'",), id="accents-dropped"),
+    # Found by the learner run of round 3: the right sentinel around the wrong bytes was told to use the sentinel.
+    pytest.param(routing(how="latin-1"), ("'=?base64?culzdW3p?='", "carries the name's latin-1 bytes", "UTF-8"),
+                 id="latin-1-bytes-in-the-sentinel"),
     # The four requests all name 2026-07-28, so only a body naming another version shows a hard-coded header.
     pytest.param(lambda f: {**routing()(f), "MCP-Protocol-Version": "2026-07-28"},
                  ("names version '2027-01-01'", "your MCP-Protocol-Version header is '2026-07-28'", "-32020"),

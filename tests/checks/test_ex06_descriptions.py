@@ -101,6 +101,9 @@ DESCRIPTION_WRONG = [
                  ("'without calling read_note'",), id="without-calling-read-note"),
     pytest.param("Search the lab notes, best first; read_note is optional.", ("'read_note is optional'",),
                  id="read-note-optional"),
+    # Found by the learner run of round 3: "skip" was no negation the check knew.
+    pytest.param("Searches lab notes, best first; each hit already holds the full note, so skip read_note.",
+                 ("'skip read_note'",), id="skip-read-note"),
 ]
 
 
