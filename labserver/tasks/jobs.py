@@ -22,6 +22,9 @@ NIGHTS = {
 STAGE_ORDER = ["W", "N1", "N2", "N3", "REM"]
 # Epochs the automatic scorer cannot decide: (its guess, the other candidate). review_night asks about these.
 AMBIGUOUS = {7: ("N1", "REM"), 14: ("N1", "W")}
+# The scorer rereads an epoch with the user's answer before it moves on; until then the question stays in
+# inputRequests, so a poll soon after tasks/update still shows it (the acknowledgement is eventually consistent).
+RECHECK_S = 1.0
 INVALID_PARAMS = -32602
 
 
@@ -113,6 +116,7 @@ def review_night(arguments: dict[str, Any], progress: Progress) -> dict[str, Any
             answer = progress.ask(key, stage_question(night, number, candidates),
                                   f"Waiting for the user: is epoch {number} {candidates[0]} or {candidates[1]}?")
             stage = chosen_stage(key, answer, candidates)
+            progress.pause(RECHECK_S)
             stages[number - 1] = stage or candidates[0]
             notes.append(f"epoch {number} {stages[number - 1]} ({'your answer' if stage else 'no answer: the scorer kept its guess'})")
         progress.status(f"Reviewed epoch {number} of {len(stages)} of night {night}.")

@@ -219,27 +219,21 @@ class TaskStore:
             return self._read(db, task_id)
 
     def answer(self, task_id: str, owner: str, responses: dict[str, Any]) -> None:
-        """Record the answers to outstanding input requests; unknown or already answered keys are ignored."""
+        """Record answers to outstanding input requests; unknown or already answered keys are ignored.
+
+        The task stays input_required until its worker takes the answers (eventually consistent, as the
+        extension allows): the acknowledgement only says the answers are stored.
+        """
         self.get(task_id, owner)
         with self._transaction() as db:
             row = self._read(db, task_id)
             if row is None or row.status != "input_required" or not row.input_requests:
                 return
-            outstanding = {key: request for key, request in row.input_requests.items()
-                           if key not in row.input_responses}
-            taken = {key: value for key, value in responses.items() if key in outstanding}
-            if not taken:
-                return
-            answers = {**row.input_responses, **taken}
-            if set(outstanding) <= set(taken):
-                # Every question answered: the task works again, and its questions leave tasks/get.
-                db.execute(
-                    "UPDATE tasks SET status = 'working', status_message = ?, input_requests = NULL,"
-                    " input_responses = ?, updated_ms = ?, version = version + 1 WHERE task_id = ?",
-                    ("Answer received; the work goes on.", _dumps(answers), now_ms(), task_id),
-                )
-            else:
-                db.execute("UPDATE tasks SET input_responses = ? WHERE task_id = ?", (_dumps(answers), task_id))
+            taken = {key: value for key, value in responses.items()
+                     if key in row.input_requests and key not in row.input_responses}
+            if taken:
+                db.execute("UPDATE tasks SET input_responses = ? WHERE task_id = ?",
+                           (_dumps({**row.input_responses, **taken}), task_id))
 
     def request_cancel(self, task_id: str, owner: str) -> None:
         """Ask the worker to stop; it does so at its next check (cooperative, eventually consistent)."""

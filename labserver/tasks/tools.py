@@ -68,16 +68,14 @@ def register_task_tools(mcp: MCPServer) -> None:
 
     @mcp.tool(annotations=hints("Score a night", **READS))
     async def score_night(night: Night, epochs: Epochs = 20, pause_ms: PauseMs = 300) -> CallToolResult:
-        """Score a pilot night's sleep stages epoch by epoch (seconds long). With the tasks extension declared it
-        runs as a task whose statusMessage says how far it got."""
+        """Score a pilot night's sleep stages epoch by epoch; takes seconds, so it may run as a task."""
         arguments = {"night": night, "epochs": epochs, "pause_ms": pause_ms}
         result = await anyio.to_thread.run_sync(jobs.score_night, arguments, Inline())
         return CallToolResult.model_validate(result)
 
     @mcp.tool(annotations=hints("Review a night", **READS))
     async def review_night(night: Night, pause_ms: PauseMs = 150) -> CallToolResult:
-        """Score a pilot night and ask the user about each epoch the scorer cannot decide. Runs only as a task
-        (declare io.modelcontextprotocol/tasks and form elicitation)."""
+        """Score a pilot night, asking the user about epochs the scorer cannot decide. Runs only as a task."""
         # A call that declared the extension became a task before it got here (labserver.tasks.extension);
         # this one did not (a 2025-11-25 client cannot), and the tool cannot run any other way.
         raise MCPError(code=MISSING_REQUIRED_CLIENT_CAPABILITY,

@@ -38,9 +38,14 @@ class TaskProgress:
     def __init__(self, store: TaskStore, task_id: str, worker: str) -> None:
         self.store, self.task_id, self.worker = store, task_id, worker
         self.renewed = time.monotonic()
+        self.asking = False  # a question is shown until the job moves on with a new status line
 
     def status(self, message: str) -> None:
-        self._write(status_message=message)
+        if self.asking:
+            self._write(status="working", input_requests=None, status_message=message)
+            self.asking = False
+        else:
+            self._write(status_message=message)
 
     def pause(self, seconds: float) -> None:
         deadline = time.monotonic() + seconds
@@ -55,6 +60,7 @@ class TaskProgress:
     def ask(self, key: str, request: dict[str, Any], message: str) -> dict[str, Any]:
         if not self.store.ask(self.task_id, self.worker, key, request, message):
             raise Lost(self.task_id)
+        self.asking = True
         while True:
             row = self.store.worker_view(self.task_id)
             if row.lease_owner != self.worker:
