@@ -1,0 +1,407 @@
+"""Checks for exercise 20: drive a task of the io.modelcontextprotocol/tasks extension to its end.
+
+Each check starts lab servers of its own with `--tasks` (two processes on one notes folder where a
+task must outlive its client) and hands the learner's function a wire that records every frame it
+writes, with the time and, over HTTP, the headers. The verdict comes from what went on the wire:
+how fast the polls came, which keys were answered, how the task was cancelled, whether Mcp-Name
+named the task.
+"""
+
+import copy
+import json
+import tempfile
+import time
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+
+from mcpwire import frames, tasks
+from mcpwire.stdio import StdioWire
+from mcpwire.streamable_http import HttpWire
+from .attempt import attempt, missing
+from .servers import STARTUP_WAIT_S
+from .verdict import failed, not_done, passed, short, shown
+
+FORM = {"elicitation": {"form": {}}}
+TERMINAL = ("completed", "failed", "cancelled")
+PACE_SLACK_S = 0.05  # a poll this much early is the clock's jitter, not a client in a hurry
+GUARD_S = 40
+DEADLINE_S = 2.0
+LATE_S = 1.5  # a cancel may wait for the poll that finds the deadline passed: one pollIntervalMs, and some slack
+ANSWERS = {"epoch-7": "REM", "epoch-14": "W"}
+
+
+class WatchedStdio(StdioWire):
+    """A StdioWire that records each frame written, with the time."""
+
+    def __init__(self, *args, **kwargs):
+        self.written = []
+        super().__init__(*args, **kwargs)
+
+    def write(self, frame):
+        self.written.append((time.monotonic(), copy.deepcopy(frame), {}))
+        super().write(frame)
+
+
+class WatchedHttp(HttpWire):
+    """An HttpWire that records each frame posted, with the time and the headers that went with it."""
+
+    def __init__(self, *args, **kwargs):
+        self.written = []
+        self.replies = {}  # request id -> the reply's message
+        super().__init__(*args, **kwargs)
+
+    def send(self, frame, headers=None, **kwargs):
+        sent = self.headers_for(frame, kwargs.get("tool"), headers)
+        self.written.append((time.monotonic(), copy.deepcopy(frame), {k.lower(): v for k, v in sent.items()}))
+        reply = super().send(frame, headers, **kwargs)
+        self.replies[frame.get("id")] = reply.message
+        return reply
+
+
+@contextmanager
+def lab_pair():
+    """A stdio lab and an HTTP lab with --tasks on one fresh notes folder, watched; both stopped afterwards."""
+    with tempfile.TemporaryDirectory(prefix="ex20-") as notes, ExitStack() as stack:
+        stdio = stack.enter_context(WatchedStdio.labserver("--tasks", "--notes", notes, timeout=STARTUP_WAIT_S))
+        http = stack.enter_context(WatchedHttp.labserver("--tasks", "--notes", notes, timeout=STARTUP_WAIT_S))
+        stdio.request("server/discover")
+        yield stdio, http, notes
+
+
+def start(wire, name, arguments):
+    reply = wire.request("tools/call", {"name": name, "arguments": arguments}, meta=tasks.declare(FORM))
+    return reply.result["taskId"]
+
+
+def finish(wire, task_id, limit_s=30):
+    """The check's own poll (not the learner's): the task once it ends."""
+    ends = time.monotonic() + limit_s
+    while True:
+        task = tasks.get(wire, task_id).result
+        if task["status"] in TERMINAL or time.monotonic() > ends:
+            return task
+        time.sleep(0.1)
+
+
+def the_user(key, request):
+    """The check plays the user: an answer for each question review_night asks."""
+    return {"action": "accept", "content": {"stage": ANSWERS.get(key, "N1")}}
+
+
+def as_task(value):
+    """What a learner returned, as a task dict: a Reply and a message are accepted too."""
+    value = getattr(value, "result", value)
+    if isinstance(value, dict) and isinstance(value.get("result"), dict) and "status" not in value:
+        value = value["result"]  # a whole JSON-RPC message
+    return value if isinstance(value, dict) else None
+
+
+def since(wire, mark):
+    return [(at, frame, headers) for at, frame, headers in wire.written if at >= mark]
+
+
+# --- what went on the wire ----------------------------------------------------------------------
+
+def wire_problem(wire, written, task_id):
+    """The first thing wrong with the frames a learner wrote about a task, as failed() arguments; None if none."""
+    for _, frame, headers in written:
+        method = frame.get("method")
+        if method == "notifications/cancelled":
+            return dict(problem="You sent notifications/cancelled. That notification cancels a request in progress; "
+                                "the tools/call that made the task ended when it returned the handle.",
+                        hint="A task is cancelled with a tasks/cancel request naming its taskId.")
+        if not isinstance(method, str) or not method.startswith("tasks/"):
+            continue
+        params = frame.get("params") or {}
+        declared = ((params.get("_meta") or {}).get(frames.CLIENT_CAPABILITIES_KEY) or {}).get("extensions") or {}
+        if tasks.EXTENSION not in declared:
+            return dict(problem=f"Your {method} did not declare the tasks extension in its _meta.",
+                        server="error -32021 Client did not declare required extension",
+                        hint="Every request stands alone in 2026-07-28: declare the extension on each tasks/* "
+                             "request too, not only on the tools/call.")
+        if wire.transport == "http" and headers.get("mcp-name") != params.get("taskId"):
+            got = headers.get("mcp-name")
+            return dict(problem=f"Your {method} over HTTP went {'without Mcp-Name' if got is None else f'with Mcp-Name {got!r}'}.",
+                        server="HTTP 400, error -32020 mcp-name header does not match the request body's 'taskId'",
+                        hint="Over Streamable HTTP, tasks/get, tasks/update and tasks/cancel repeat params.taskId in "
+                             "the Mcp-Name header, as tools/call repeats the tool name.",
+                        more="wire.send(frame, {\"Mcp-Name\": task_id}), or wire.request(..., headers=...) on an HttpWire.")
+    return None
+
+
+def pace_problem(wire, written, task_id):
+    """A tasks/get sent sooner after the previous one than the task's pollIntervalMs asked."""
+    polls = [(at, frame) for at, frame, _ in written
+             if frame.get("method") == "tasks/get" and (frame.get("params") or {}).get("taskId") == task_id]
+    intervals = {exchange.id: _poll_interval(exchange) for exchange in wire.transcript if exchange.method == "tasks/get"}
+    for (before, first), (after, _) in zip(polls, polls[1:]):
+        asked = intervals.get(first.get("id"))
+        if asked is not None and after - before < asked / 1000 - PACE_SLACK_S:
+            return dict(problem=f"You polled {round((after - before) * 1000)} ms after the previous tasks/get; "
+                                f"the task asked for {asked} ms (pollIntervalMs).",
+                        hint="Sleep pollIntervalMs between polls, read from the latest tasks/get reply (it may "
+                             "change); a server may rate-limit a client that polls faster.")
+    return None
+
+
+def _poll_interval(exchange):
+    for payload in exchange.down_payloads:
+        try:
+            result = json.loads(payload).get("result") or {}
+        except (ValueError, AttributeError):
+            continue
+        if isinstance(result, dict):
+            return result.get("pollIntervalMs")
+    return None
+
+
+def repeat_problem(written):
+    """A key answered twice with tasks/update."""
+    answered = []
+    for _, frame, _ in written:
+        if frame.get("method") == "tasks/update":
+            for key in ((frame.get("params") or {}).get("inputResponses") or {}):
+                if key in answered:
+                    return dict(problem=f"You answered {key!r} twice with tasks/update.",
+                                hint="A task keeps showing a question in inputRequests until it has taken the answer, "
+                                     "so the same key comes back on the next poll. Remember the keys you answered and "
+                                     "answer each once (the spec asks clients to deduplicate keys across polls).")
+                answered.append(key)
+    return None
+
+
+# --- task 1: follow a task to its end -----------------------------------------------------------
+
+def check_follow(follow_task):
+    """follow_task(wire, task_id, answer) must poll at pollIntervalMs, answer each question once, return the end."""
+    if missing(follow_task):
+        not_done("define follow_task(wire, task_id, answer) first.")
+        return
+    with lab_pair() as (stdio, http, _):
+        for wire in (stdio, http):
+            if not _follow_on(follow_task, wire):
+                return
+    passed("follow_task drove review_night to completed on stdio and over HTTP: polls at pollIntervalMs, each "
+           "question answered once, Mcp-Name on every HTTP tasks/* request.")
+
+
+def _follow_on(follow_task, wire):
+    task_id = start(wire, "review_night", {"night": "P07", "pause_ms": 10})
+    mark = time.monotonic()
+    asked = []
+
+    def answer(key, request):
+        asked.append(key)
+        return the_user(key, request)
+
+    outcome = attempt(follow_task, wire, task_id, answer, guard=GUARD_S)
+    if outcome.not_done:
+        not_done("follow_task still raises NotImplementedError.")
+        return False
+    written = since(wire, mark)
+    for problem in (wire_problem(wire, written, task_id), repeat_problem(written),
+                    pace_problem(wire, written, task_id)):
+        if problem:
+            failed(problem.pop("problem"), **problem)
+            return False
+    if outcome.hung:
+        failed(f"follow_task was still running after {GUARD_S} seconds on {wire.transport}.",
+               hint="Stop polling at a terminal status: completed, failed or cancelled.")
+        return False
+    if outcome.error is not None:
+        failed(f"follow_task raised {outcome.error_text} on {wire.transport}.")
+        return False
+    task = as_task(outcome.value)
+    if task is None or task.get("status") not in tasks.STATUSES:
+        failed(f"follow_task returned {shown(outcome.value)}; expected the last tasks/get result, a task dict.")
+        return False
+    if task["status"] == "input_required":
+        failed("follow_task returned while the task was input_required.",
+               hint="input_required is not an end: answer the questions in inputRequests with tasks/update, then "
+                    "keep polling until completed, failed or cancelled.")
+        return False
+    if task["status"] not in TERMINAL:
+        failed(f"follow_task returned a task that is still {task['status']}.",
+               hint="Keep polling until the status is completed, failed or cancelled.")
+        return False
+    if not asked:
+        failed("follow_task never called answer(key, request), yet the task asked two questions.",
+               hint="When the status is input_required, each entry of inputRequests is a question for the user: "
+                    "pass its key and request to answer, and send what it returns with tasks/update.")
+        return False
+    final = finish(wire, task_id)
+    if task["status"] != final["status"] or final["status"] != "completed":
+        failed(f"follow_task returned a {task['status']} task; the task ended {final['status']}.",
+               hint="Return the tasks/get result that showed the terminal status.")
+        return False
+    return True
+
+
+# --- task 2: what a finished task means ---------------------------------------------------------
+
+def outcome_cases():
+    """(task, what it means) for a task in each status the lab can show, made on a fresh lab."""
+    with lab_pair() as (stdio, _, _):
+        done = finish(stdio, start(stdio, "score_night", {"night": "P07", "epochs": 1, "pause_ms": 0}))
+        tool_error = finish(stdio, start(stdio, "score_night", {"night": "P99"}))
+        cancelled_id = start(stdio, "score_night", {"night": "P08", "pause_ms": 300})
+        tasks.cancel(stdio, cancelled_id)
+        review = start(stdio, "review_night", {"night": "P07", "pause_ms": 10})
+        waiting = _wait_for(stdio, review, "input_required")
+        tasks.update(stdio, review, {"epoch-7": {"action": "accept", "content": {"stage": "N4"}}})
+        failed_task = finish(stdio, review)
+        working = tasks.get(stdio, start(stdio, "score_night", {"night": "P07", "pause_ms": 500})).result
+        cancelled = finish(stdio, cancelled_id)
+    return [(done, "done"), (tool_error, "tool error"), (failed_task, "failed"), (cancelled, "cancelled"),
+            (waiting, "not finished"), (working, "not finished")]
+
+
+def _wait_for(wire, task_id, status):
+    for _ in range(200):
+        task = tasks.get(wire, task_id).result
+        if task["status"] == status:
+            return task
+        time.sleep(0.05)
+    return task
+
+
+def check_outcome(outcome, cases=None):
+    """outcome(task) must say what a tasks/get result means: done, tool error, failed, cancelled or not finished."""
+    if missing(outcome):
+        not_done("define outcome(task) first.")
+        return
+    cases = outcome_cases() if cases is None else cases
+    for task, expected in cases:
+        got = attempt(outcome, copy.deepcopy(task))
+        if got.not_done:
+            not_done("outcome still raises NotImplementedError.")
+            return
+        if got.error is not None:
+            failed(f"outcome raised {got.error_text} for a {task['status']} task: {short(task)}",
+                   hint="Read status first; result, error and inputRequests exist only in their own status.")
+            return
+        if got.value != expected:
+            failed(f"outcome gave {shown(got.value)} for {short(task)}; expected {expected!r}.",
+                   **_outcome_hint(task, got.value))
+            return
+    passed("outcome read all six tasks right: a tool error is a completed task, input_required and working are not "
+           "finished, failed carries a JSON-RPC error.")
+
+
+def _outcome_hint(task, said):
+    if task["status"] == "completed" and task["result"].get("isError") and said == "failed":
+        return dict(hint="A tool that reports isError: true has done its job: the task is completed, and the error is "
+                         "in result for the model to read. failed is only for a JSON-RPC error, which comes in error.")
+    if task["status"] == "input_required":
+        return dict(hint="input_required is not an end: the task waits for answers and then works on.")
+    if task["status"] == "completed":
+        return dict(hint="A completed task carries the tool's whole result; look at result.isError to tell a tool "
+                         "error from a plain result.")
+    return dict(hint="Decide from status, then (for completed) from result.isError.")
+
+
+# --- task 3: cancel at a deadline ---------------------------------------------------------------
+
+def check_deadline(stop_at_deadline):
+    """stop_at_deadline(wire, task_id, deadline_s) must poll, and cancel with tasks/cancel once the deadline passes."""
+    if missing(stop_at_deadline):
+        not_done("define stop_at_deadline(wire, task_id, deadline_s) first.")
+        return
+    with lab_pair() as (stdio, _, _):
+        task_id = start(stdio, "score_night", {"night": "P07", "pause_ms": 400})
+        mark = time.monotonic()
+        outcome = attempt(stop_at_deadline, stdio, task_id, DEADLINE_S, guard=GUARD_S)
+        if outcome.not_done:
+            not_done("stop_at_deadline still raises NotImplementedError.")
+            return
+        written = since(stdio, mark)
+        for problem in (wire_problem(stdio, written, task_id), pace_problem(stdio, written, task_id)):
+            if problem:
+                failed(problem.pop("problem"), **problem)
+                return
+        if outcome.error is not None:
+            failed(f"stop_at_deadline raised {outcome.error_text}.")
+            return
+        cancels = [at - mark for at, frame, _ in written if frame.get("method") == "tasks/cancel"]
+        if not cancels:
+            failed(f"stop_at_deadline sent no tasks/cancel; the task runs for 8 s and the deadline was {DEADLINE_S:g} s.",
+                   hint="Once the deadline has passed (time.monotonic() against a start time), send tasks/cancel.")
+            return
+        if cancels[0] < DEADLINE_S - PACE_SLACK_S - 1.0:
+            failed(f"stop_at_deadline cancelled {cancels[0]:.1f} s after it started, long before the "
+                   f"{DEADLINE_S:g} s deadline.", hint="Poll until the deadline; cancel only when it has passed.")
+            return
+        if cancels[0] > DEADLINE_S + LATE_S:
+            failed(f"stop_at_deadline cancelled {cancels[0]:.1f} s after it started; the deadline was {DEADLINE_S:g} s.",
+                   hint="Check the deadline before each sleep, and cancel as soon as the next poll would come after it.")
+            return
+        final = finish(stdio, task_id)
+    if final["status"] != "cancelled":
+        failed(f"The task ended {final['status']}, not cancelled.")
+        return
+    passed(f"stop_at_deadline polled at pollIntervalMs and cancelled with tasks/cancel at the {DEADLINE_S:g} s deadline; "
+           "the task ended cancelled.")
+
+
+# --- task 4: survive a restart ------------------------------------------------------------------
+
+def check_restart(start_and_save, resume):
+    """start_and_save(wire, night, path) keeps the task id in a file; resume(wire, path) follows it from a new process."""
+    if missing(start_and_save) or missing(resume):
+        not_done("define start_and_save(wire, night, path) and resume(wire, path) first.")
+        return
+    with lab_pair() as (_, worker, notes), tempfile.TemporaryDirectory(prefix="ex20-ids-") as folder:
+        paths = {night: str(Path(folder) / f"{night}.task") for night in ("P07", "P08")}
+        for night, path in paths.items():
+            started = attempt(start_and_save, worker, night, path, guard=GUARD_S)
+            if started.not_done:
+                not_done("start_and_save still raises NotImplementedError.")
+                return
+            if started.error is not None:
+                failed(f"start_and_save raised {started.error_text}.")
+                return
+        ids = {night: _started_id(worker, night) for night in paths}
+        for night, path in paths.items():
+            saved = Path(path).read_text(errors="replace") if Path(path).exists() else None
+            if saved is None or ids[night] is None or ids[night] not in saved:
+                failed(f"The file start_and_save wrote for night {night} does not hold its task id "
+                       f"({'no file' if saved is None else short(saved)}).",
+                       hint="A client that restarts has nothing but what it saved: write the taskId from the "
+                            "CreateTaskResult to the file (as text or JSON).")
+                return
+        # The client restarts: a new process, a new lab on the same folder; the worker lab keeps running.
+        with WatchedStdio.labserver("--tasks", "--notes", notes, timeout=STARTUP_WAIT_S) as fresh:
+            fresh.request("server/discover")
+            resumed = attempt(resume, fresh, paths["P07"], guard=GUARD_S)
+            written = list(fresh.written)
+    if resumed.not_done:
+        not_done("resume still raises NotImplementedError.")
+        return
+    if resumed.error is not None:
+        failed(f"resume raised {resumed.error_text}.")
+        return
+    asked = {(frame.get("params") or {}).get("taskId") for _, frame, _ in written if frame.get("method") == "tasks/get"}
+    if ids["P07"] not in asked:
+        wrong = "the other night's task" if ids["P08"] in asked else "no task the file named"
+        failed(f"resume polled {wrong}, not the task in the file it was given.",
+               hint="Read the task id back from the path: after a restart nothing in memory is left, and a variable "
+                    "that survived here holds whichever task was started last.")
+        return
+    task = as_task(resumed.value)
+    if task is None or task.get("status") != "completed" or "Night P07" not in str(task.get("result")):
+        failed(f"resume returned {shown(resumed.value)}; expected the completed task of night P07.",
+               hint="Poll the saved task until it ends and return the last tasks/get result.")
+        return
+    passed("The task id outlived its client: resume read it from the file and followed night P07 to completed "
+           "through another lab process.")
+
+
+def _started_id(wire, night):
+    """The task id the lab handed out for a score_night of `night` on this watched HTTP wire."""
+    for _, frame, _ in wire.written:
+        params = frame.get("params") or {}
+        if frame.get("method") == "tools/call" and (params.get("arguments") or {}).get("night") == night:
+            result = (wire.replies.get(frame.get("id")) or {}).get("result") or {}
+            if result.get("resultType") == "task":
+                return result["taskId"]
+    return None

@@ -1,0 +1,221 @@
+"""Exercise 20 (drive a task to its end): the mistakes learners make get their own verdict, and right answers
+written differently pass."""
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+import checks
+from checks.ex20_tasks import outcome_cases
+from mcpwire import frames, tasks
+
+TASKS = {frames.CLIENT_CAPABILITIES_KEY: {"extensions": {tasks.EXTENSION: {}}}}
+
+
+def stub(*args):
+    raise NotImplementedError("your code here")
+
+
+def task_request(wire, method, params, *, name_header=True, meta=TASKS):
+    frame = frames.request(method, params, id=wire.next_id, meta=meta)
+    headers = {"Mcp-Name": params["taskId"]} if wire.transport == "http" and name_header else None
+    return wire.send(frame, headers)
+
+
+def follower(*, pace=None, dedup=True, stop_at_input=False, name_header=True, meta=TASKS):
+    """A follow_task with one mistake switched on."""
+    def follow_task(wire, task_id, answer):
+        answered = set()
+        while True:
+            task = task_request(wire, "tasks/get", {"taskId": task_id}, name_header=name_header, meta=meta).result
+            if task["status"] in ("completed", "failed", "cancelled"):
+                return task
+            if task["status"] == "input_required":
+                if stop_at_input:
+                    return task
+                fresh = {k: r for k, r in task["inputRequests"].items() if not dedup or k not in answered}
+                if fresh:
+                    task_request(wire, "tasks/update", {"taskId": task_id, "inputResponses": {
+                        k: answer(k, r) for k, r in fresh.items()}}, name_header=name_header, meta=meta)
+                    answered.update(fresh)
+            time.sleep(task["pollIntervalMs"] / 1000 if pace is None else pace)
+    return follow_task
+
+
+def test_follow_right(verdict):
+    assert verdict(checks.check_follow, follower()).startswith("✓ follow_task drove review_night")
+
+
+def test_follow_with_the_mcpwire_helper(verdict):
+    def with_helper(wire, task_id, answer):
+        return tasks.follow(wire, task_id, answer=answer, deadline_s=30)  # a Reply, not the dict
+    assert verdict(checks.check_follow, with_helper).startswith("✓")
+
+
+def test_follow_stub(verdict):
+    assert verdict(checks.check_follow, stub).startswith("not done yet")
+
+
+def test_polling_faster_than_poll_interval(verdict):
+    out = verdict(checks.check_follow, follower(pace=0.05))
+    assert "after the previous tasks/get; the task asked for 500 ms (pollIntervalMs)" in out
+
+
+def test_stopping_at_input_required(verdict):
+    out = verdict(checks.check_follow, follower(stop_at_input=True))
+    assert "returned while the task was input_required" in out and "input_required is not an end" in out
+
+
+def test_answering_a_key_on_every_poll(verdict):
+    out = verdict(checks.check_follow, follower(dedup=False))
+    assert "You answered 'epoch-7' twice with tasks/update" in out
+
+
+def test_forgetting_mcp_name_on_http(verdict):
+    out = verdict(checks.check_follow, follower(name_header=False))
+    assert "Your tasks/get over HTTP went without Mcp-Name" in out and "-32020" in out
+
+
+def test_declaring_the_extension_only_on_the_call(verdict):
+    out = verdict(checks.check_follow, follower(meta=frames.DEFAULT))
+    assert "did not declare the tasks extension" in out and "-32021" in out
+
+
+@pytest.fixture(scope="module")
+def cases():
+    return outcome_cases()
+
+
+def outcome_right(task):
+    if task["status"] == "completed":
+        return "tool error" if task["result"].get("isError") else "done"
+    return task["status"] if task["status"] in ("failed", "cancelled") else "not finished"
+
+
+def outcome_by_table(task):
+    finished = {"failed": "failed", "cancelled": "cancelled", "working": "not finished", "input_required": "not finished"}
+    return finished.get(task["status"]) or ("tool error" if task.get("result", {}).get("isError") is True else "done")
+
+
+@pytest.mark.parametrize("outcome", [outcome_right, outcome_by_table])
+def test_outcome_right(verdict, cases, outcome):
+    assert verdict(checks.check_outcome, outcome, cases).startswith("✓ outcome read all six tasks right")
+
+
+def test_outcome_treating_is_error_as_failed(verdict, cases):
+    def is_error_fails(task):
+        if task["status"] == "completed" and task["result"].get("isError"):
+            return "failed"
+        return outcome_right(task)
+    out = verdict(checks.check_outcome, is_error_fails, cases)
+    assert "expected 'tool error'" in out and "failed is only for a JSON-RPC error" in out
+
+
+def test_outcome_treating_input_required_as_the_end(verdict, cases):
+    def waiting_is_done(task):
+        return "done" if task["status"] == "input_required" else outcome_right(task)
+    out = verdict(checks.check_outcome, waiting_is_done, cases)
+    assert "expected 'not finished'" in out and "input_required is not an end" in out
+
+
+def deadline_right(wire, task_id, deadline_s):
+    ends_at = time.monotonic() + deadline_s
+    while True:
+        task = task_request(wire, "tasks/get", {"taskId": task_id}).result
+        if task["status"] in ("completed", "failed", "cancelled"):
+            return task["status"]
+        if time.monotonic() + task["pollIntervalMs"] / 1000 > ends_at:
+            task_request(wire, "tasks/cancel", {"taskId": task_id})
+            return "cancelled"
+        time.sleep(task["pollIntervalMs"] / 1000)
+
+
+def deadline_after_the_sleep(wire, task_id, deadline_s):
+    """Written differently: wall-clock time, and the deadline tested after each sleep."""
+    start = time.time()
+    while True:
+        task = task_request(wire, "tasks/get", {"taskId": task_id}).result
+        time.sleep(task["pollIntervalMs"] / 1000)
+        if time.time() - start >= deadline_s:
+            task_request(wire, "tasks/cancel", {"taskId": task_id})
+            return
+
+
+@pytest.mark.parametrize("stop", [deadline_right, deadline_after_the_sleep])
+def test_deadline_right(verdict, stop):
+    assert verdict(checks.check_deadline, stop).startswith("✓ stop_at_deadline polled at pollIntervalMs")
+
+
+def test_deadline_with_notifications_cancelled(verdict):
+    def with_notification(wire, task_id, deadline_s):
+        time.sleep(deadline_s)
+        wire.notify("notifications/cancelled", {"requestId": 1})
+    out = verdict(checks.check_deadline, with_notification)
+    assert "You sent notifications/cancelled" in out and "tasks/cancel request" in out
+
+
+def test_deadline_that_only_stops_polling(verdict):
+    def gives_up(wire, task_id, deadline_s):
+        time.sleep(deadline_s)
+    assert "sent no tasks/cancel" in verdict(checks.check_deadline, gives_up)
+
+
+def start_and_save_json(wire, night, path):
+    reply = wire.request("tools/call", {"name": "score_night", "arguments": {"night": night, "epochs": 4, "pause_ms": 300}},
+                         meta=TASKS)
+    Path(path).write_text(json.dumps({"taskId": reply.result["taskId"]}))
+
+
+def resume_json(wire, path):
+    return follower()(wire, json.loads(Path(path).read_text())["taskId"], None)
+
+
+def start_and_save_text(wire, night, path):
+    reply = wire.request("tools/call", {"name": "score_night", "arguments": {"night": night, "epochs": 4, "pause_ms": 300}},
+                         meta=TASKS)
+    with open(path, "w") as file:
+        file.write(reply.result["taskId"] + "\n")
+
+
+def resume_text(wire, path):
+    task_id = Path(path).read_text().strip()
+    return tasks.follow(wire, task_id, deadline_s=30).message  # the whole JSON-RPC message
+
+
+@pytest.mark.parametrize("start, resume", [(start_and_save_json, resume_json), (start_and_save_text, resume_text)])
+def test_restart_right(verdict, start, resume):
+    assert verdict(checks.check_restart, start, resume).startswith("✓ The task id outlived its client")
+
+
+def test_restart_with_the_id_in_memory(verdict):
+    kept = {}
+
+    def start_in_memory(wire, night, path):
+        reply = wire.request("tools/call", {"name": "score_night", "arguments": {
+            "night": night, "epochs": 4, "pause_ms": 300}}, meta=TASKS)
+        kept["task"] = reply.result["taskId"]
+        Path(path).write_text("started")
+
+    def resume_from_memory(wire, path):
+        return follower()(wire, kept["task"], None)
+    out = verdict(checks.check_restart, start_in_memory, resume_from_memory)
+    assert "does not hold its task id" in out
+
+
+def test_restart_reading_another_task(verdict):
+    kept = {}
+
+    def start_both_ways(wire, night, path):
+        start_and_save_json(wire, night, path)
+        kept["task"] = json.loads(Path(path).read_text())["taskId"]
+
+    def resume_the_last(wire, path):
+        return follower()(wire, kept["task"], None)
+    out = verdict(checks.check_restart, start_both_ways, resume_the_last)
+    assert "resume polled the other night's task" in out
+
+
+def test_restart_stub(verdict):
+    assert verdict(checks.check_restart, stub, stub).startswith("not done yet")
