@@ -7,7 +7,8 @@ figures compare across machines even when the absolute times do not.
 import subprocess
 import sys
 
-BENCHMARKS = ["bench.labserver_bench", "bench.mcpwire_bench", "bench.load_bench", "bench.tap_bench", "bench.grade_bench"]
+BENCHMARKS = ["bench.labserver_bench", "bench.mcpwire_bench", "bench.load_bench", "bench.tap_bench", "bench.grade_bench",
+              "bench.tasks_bench"]
 
 
 def main() -> int:
