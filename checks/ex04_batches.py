@@ -9,12 +9,13 @@ import json
 from mcpwire import frames
 from .attempt import attempt
 from .servers import http_lab
-from .verdict import failed, not_done, passed, said, short
+from .verdict import failed, not_done, passed, said, short, shown
 
+# Ids of both JSON types, and a query that is not ASCII: a body must keep both exactly as the array holds them.
 BATCH = [
     frames.request("server/discover", id=1),
-    frames.request("tools/list", id=2),
-    frames.request("tools/call", {"name": "search_notes", "arguments": {"query": "spindle", "limit": 1}}, id=3),
+    frames.request("tools/list", id="2"),
+    frames.request("tools/call", {"name": "search_notes", "arguments": {"query": "Tomás", "limit": 1}}, id=3),
 ]
 BATCH_BODY = frames.dumps(BATCH)
 BATCH_IDS = [frame["id"] for frame in BATCH]
@@ -98,7 +99,9 @@ def _check_bodies(bodies, http):
     for number, (body, request) in enumerate(zip(bodies, BATCH), start=1):
         text = _as_text(body)
         if text is None:
-            failed(f"Body {number} is {short(body)}: a body must be JSON text (a str, or UTF-8 bytes) or a dict.")
+            failed(f"Body {number} is {short(body)}: a body must be JSON text (a str, or UTF-8 bytes) or a dict.",
+                   hint="JSON-RPC messages are UTF-8: encode a body with .encode() (UTF-8, the default), never with "
+                        "latin-1 or another code page." if isinstance(body, bytes) else None)
             return
         changed = _changed_members(text, request)
         if changed:
@@ -122,7 +125,8 @@ def _check_bodies(bodies, http):
                hint="Keep each request as it is, id included, and keep the order of the array.")
         return
     passed(f"A batch gets one -32600 with id null (HTTP 400) and runs nothing; your {len(bodies)} bodies were "
-           f"each answered on their own, ids {', '.join(map(str, answered))}.")
+           f"each answered on their own, ids {', '.join(map(json.dumps, answered))} (a number and a string kept "
+           "apart).")
 
 
 def _changed_members(text, request):
@@ -136,7 +140,12 @@ def _changed_members(text, request):
     differs = [name for name in sorted(set(sent) | set(request)) if sent.get(name, ...) != request.get(name, ...)]
     if not differs:
         return ""
-    return "its " + ", ".join(f"{name} is {short(sent[name]) if name in sent else 'missing'}" for name in differs)
+    return "its " + ", ".join(f"{name} is {_member(sent[name]) if name in sent else 'missing'}" for name in differs)
+
+
+def _member(value):
+    """A member's value: a string quoted (so "2" and 2 differ on the page), anything else as compact JSON."""
+    return shown(value) if isinstance(value, str) else short(value)
 
 
 def _is_int(value):

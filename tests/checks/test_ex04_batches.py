@@ -19,14 +19,17 @@ def stub(*args):
 
 def test_the_solution_passes(verdict, http):
     out = verdict(checks.check_batch, RIGHT, split, http)
-    assert out.startswith("✓ A batch gets one -32600 with id null (HTTP 400)") and "ids 1, 2, 3" in out
+    assert out.startswith("✓ A batch gets one -32600 with id null (HTTP 400)") and 'ids 1, "2", 3' in out
 
 
 @pytest.mark.parametrize("prediction, split_batch", [
     ([400, -32600, None], lambda body: json.loads(body)),  # a list, and dicts for bodies
     (RIGHT, lambda body: [json.dumps(request, indent=2) for request in json.loads(body)]),
     (RIGHT, lambda body: [json.dumps(request).encode() for request in json.loads(body)]),
-], ids=["list-and-dicts", "pretty-printed-bodies", "utf-8-bytes"])
+    (RIGHT, lambda body: [json.dumps(request, ensure_ascii=False).encode("utf-8") for request in json.loads(body)]),
+    ((400, -32600, None), lambda body: [json.dumps(item, separators=(",", ":"), sort_keys=True)
+                                        for item in json.JSONDecoder().decode(body)]),
+], ids=["list-and-dicts", "pretty-printed-bodies", "utf-8-bytes", "non-ascii-as-utf-8", "sorted-compact-bodies"])
 def test_a_right_answer_written_differently_passes(verdict, http, prediction, split_batch):
     assert verdict(checks.check_batch, prediction, split_batch, http).startswith("✓")
 
@@ -66,7 +69,7 @@ def _each(change):
 # bodies with the batch's own requests catches it.
 @pytest.mark.parametrize("split_batch, phrase", [
     (_each(lambda r: {**r, "method": "server/discover", "params": {"_meta": r["params"]["_meta"]}}),
-     "Body 2 is not request 2 of the batch as it was: its method is server/discover"),
+     "Body 2 is not request 2 of the batch as it was: its method is 'server/discover'"),
     (_each(lambda r: {**r, "params": {k: v for k, v in r["params"].items() if k != "arguments"}}),
      "Body 3 is not request 3 of the batch as it was: its params is"),
     (_each(lambda r: {k: v for k, v in r.items() if k != "id"}), "Body 1 is not request 1 of the batch as it was: "
@@ -75,7 +78,12 @@ def _each(change):
                                                                         "was: its id is 3"),
     (lambda body: [json.dumps([r]) for r in json.loads(body)], "Body 1 is not request 1 of the batch as it was: "
                                                                "it is [{"),
-], ids=["every-body-a-discover", "arguments-dropped", "ids-dropped", "order-reversed", "each-in-its-own-array"])
+    # Ids of both JSON types: the batch's second id is the string "2".
+    (_each(lambda r: {**r, "id": str(r["id"])}), "Body 1 is not request 1 of the batch as it was: its id is '1'"),
+    (lambda body: [json.dumps({**r, "id": number}) for number, r in enumerate(json.loads(body), start=1)],
+     "Body 2 is not request 2 of the batch as it was: its id is 2"),
+], ids=["every-body-a-discover", "arguments-dropped", "ids-dropped", "order-reversed", "each-in-its-own-array",
+        "ids-turned-into-text", "ids-renumbered"])
 def test_a_body_that_is_not_its_request_is_explained(verdict, http, split_batch, phrase):
     out = verdict(checks.check_batch, RIGHT, split_batch, http)
     assert out.startswith(f"✗ {phrase}") and "send it as it is" in out, out
@@ -93,3 +101,9 @@ def test_a_prediction_that_is_not_whole_numbers_is_explained(verdict, http, pred
 def test_a_prediction_in_another_shape_is_explained(verdict, http, prediction):
     out = verdict(checks.check_batch, prediction, split, http)
     assert out.startswith("✗ batch_prediction is") and "(status, code, id)" in out, out
+
+
+def test_bodies_in_a_code_page_other_than_utf_8_are_explained(verdict, http):
+    out = verdict(checks.check_batch, RIGHT,
+                  lambda body: [json.dumps(r, ensure_ascii=False).encode("latin-1") for r in json.loads(body)], http)
+    assert out.startswith("✗ Body 3 is") and "must be JSON text (a str, or UTF-8 bytes)" in out and "latin-1" in out, out
