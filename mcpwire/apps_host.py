@@ -88,7 +88,7 @@ class AppHost:
         self.arguments = dict(arguments or {})
         self.consent = consent or (lambda tool, arguments: False)
         self.sent = []
-        self._post = post or self.sent.append
+        self.post = post or self.sent.append  # where frames to the View go: a list here, the widget's outbox in a notebook
         self.host_context = {**DEFAULT_CONTEXT, **(host_context or {})}
         self.transcript = Transcript()
         self.log = []
@@ -251,7 +251,7 @@ class AppHost:
 
     def _send(self, frame, answering=None):
         self._record(frame, up=False, answering=answering)
-        self._post(frame)
+        self.post(frame)
 
     def _record(self, message, *, up, answering=None):
         """One frame as one entry (a response is named after the request it answers), so the host<->server

@@ -99,3 +99,22 @@ def test_a_context_out_of_range_changes_nothing(view, context):
     before = dict(view.host.host_context)
     view.take_context(context)
     assert view.host.host_context == before
+
+
+def test_the_transcript_view_shows_a_click_through_both_wires(lab):
+    import re
+
+    from mcpwire.apps_host import AppHost
+    from mcpwire.widgets import TranscriptView
+
+    host = AppHost(lab, "show_hypnogram", {"night": "P07"}, tools=lab.request("tools/list").result["tools"])
+    host.load()
+    host.receive({"jsonrpc": "2.0", "id": 1, "method": "ui/initialize", "params": {
+        "appCapabilities": {}, "appInfo": {"name": "v", "version": "1"}, "protocolVersion": "2026-01-26"}})
+    host.receive({"jsonrpc": "2.0", "method": "ui/notifications/initialized", "params": {}})
+    host.receive({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                  "params": {"name": "epoch_detail", "arguments": {"night": "P07", "epoch": 6}}})
+    table = TranscriptView(host, title="View and lab").table.value
+    assert "(nothing)" not in table
+    arrows = re.findall(r"<td>(→|←)</td><td class='mw-left'>([^<]*)</td>", table)
+    assert arrows[-4:] == [("→", "tools/call"), ("→", "tools/call"), ("←", ""), ("←", "tools/call")]

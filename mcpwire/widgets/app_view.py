@@ -8,7 +8,8 @@ the View's CSP as its `Content-Security-Policy` header; the View's `srcdoc` ifra
 
 The host's decisions stay in Python (`mcpwire.apps_host.AppHost`): the output's script only carries
 each message from the proxy to the kernel (`POST /relay`) and the host's messages back (`GET /outbox`,
-a long poll), both under a random token. Where the browser cannot reach the kernel's 127.0.0.1 (a
+a long poll), both under a random token. When the kernel stops, the output sends the View its
+`ui/resource-teardown` itself and removes the frame once the View answered. Where the browser cannot reach the kernel's 127.0.0.1 (a
 remote JupyterHub), the View does not load; the frames are still in `host.transcript`.
 """
 
@@ -35,7 +36,7 @@ class AppView:
         self.host = host
         self.token = secrets.token_urlsafe(16)
         self.outbox = queue.Queue()
-        host._post = self._post
+        host.post = self._post
         self.html = host.html if host.html is not None else host.load()
         self._size = None
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -165,11 +166,29 @@ class AppView:
     if (event.source !== proxy.contentWindow || event.origin !== config.origin) return;
     relayed = relayed.then(() => post("/relay/", event.data), () => post("/relay/", event.data));
   }});
+  // The kernel, and the host in it, is gone: the page sends the View its ui/resource-teardown itself, waits for the
+  // answer (2 s at most), then removes the frame.
+  function tearDownWithoutKernel() {{
+    const id = "teardown-without-kernel";
+    let timer = null;
+    const done = (answered) => {{
+      window.removeEventListener("message", onAnswer);
+      clearTimeout(timer);
+      proxy.remove();
+      status.textContent = "the kernel stopped: " + (answered ? "the View answered ui/resource-teardown" : "the View did not answer");
+    }};
+    const onAnswer = (event) => {{
+      if (event.source === proxy.contentWindow && event.data && event.data.id === id) done(true);
+    }};
+    window.addEventListener("message", onAnswer);
+    proxy.contentWindow.postMessage({{ jsonrpc: "2.0", id, method: "ui/resource-teardown", params: {{}} }}, config.origin);
+    timer = setTimeout(() => done(false), 2000);
+  }}
   (async function poll() {{
     for (;;) {{
       let items;
       try {{ items = await (await fetch(config.origin + "/outbox/" + config.token)).json(); }}
-      catch (error) {{ status.textContent = "the kernel's sandbox server is gone"; return; }}
+      catch (error) {{ tearDownWithoutKernel(); return; }}
       for (const item of items) {{
         if (item.post) proxy.contentWindow.postMessage(item.post, config.origin);
         if (item.size && item.size.height) proxy.style.height = Math.min(item.size.height, {MAX_HEIGHT}) + "px";

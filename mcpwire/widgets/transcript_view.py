@@ -57,7 +57,7 @@ def rows_html(transcript):
                         f"<td class='mw-left'>{'' if e.up else method}</td><td>{'' if e.up else shown_id}</td>"
                         f"<td class='mw-left'>{html.escape(status)}</td><td>{e.bytes_down}</td>"
                         f"<td>{e.tokens_down}</td>{_preview(e.down_payloads)}</tr>")
-        elif e.up:
+        elif e.up and e.transport != "postMessage":  # a postMessage frame is recorded alone; its answer has its own row
             rows.append("<tr class='mw-down'><td></td><td>←</td><td></td><td></td>"
                         "<td class='mw-left'>(nothing)</td><td>0</td><td>0</td><td></td></tr>")
     totals = transcript.totals()

@@ -1,6 +1,7 @@
 """An MCP App in a real JupyterLab: the notebook is the host, the proxy is on another origin, the View inside.
 
-The hypnogram View renders, one click is one tools/call to the lab whose result reaches the View; a View
+The hypnogram View renders, one click is one tools/call to the lab whose result reaches the View, teardown (asked by
+the kernel, or sent by the page when the kernel stops) is answered and removes the frame; a View
 that calls a tool before ui/initialize is refused, and its fetch to an origin its CSP does not list is
 blocked by Chromium itself (a securitypolicyviolation, not a network error).
 """
@@ -73,3 +74,11 @@ def test_teardown_is_answered_by_the_view_and_the_frame_goes(app_page):
                            .requestExecute({code: 'view.teardown()'}).done""")
     app.locator("iframe.mw-app-proxy").wait_for(state="detached")
     assert app.locator(".mw-app-status").inner_text().startswith("closed ·")
+
+
+def test_when_the_kernel_stops_the_view_is_torn_down_and_answers(app_page):
+    second = app_page.locator(".mcpwire-app").nth(2)
+    second.frame_locator("iframe.mw-app-proxy").frame_locator("iframe").locator("button.epoch").nth(19).wait_for()
+    app_page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.shutdown()")
+    second.locator("iframe.mw-app-proxy").wait_for(state="detached")
+    assert second.locator(".mw-app-status").inner_text() == "the kernel stopped: the View answered ui/resource-teardown"
