@@ -77,8 +77,9 @@ def serve(path: str) -> None:
     from labserver import cli  # the slow import, paid once
 
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    listener.bind(path)
+    listener.bind(path + ".binding")
     listener.listen(64)
+    os.rename(path + ".binding", path)  # the path appears only once it listens: a stand-in never races it
     print("ready", flush=True)
     watching = selectors.DefaultSelector()
     watching.register(listener, selectors.EVENT_READ)
@@ -184,15 +185,19 @@ def _die_with_the_stand_in(link):
 
 
 @contextlib.contextmanager
-def warm_starter():
-    """Run a warm starter for the time of the block, with `LABSERVER_WARM` naming it."""
+def warm_starter(ready_first=True):
+    """Run a warm starter for the time of the block, with `LABSERVER_WARM` naming it.
+
+    With ready_first=False the block starts at once, while the starter still imports the lab: a lab
+    started before it listens starts cold, as `start_warm` falls back when nobody answers the socket.
+    """
     folder = Path(tempfile.mkdtemp(prefix="labserver-warm-"))
     path = str(folder / "starter")
     starter = subprocess.Popen([sys.executable, "-m", "labserver.warm", path], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                               stdout=subprocess.PIPE if ready_first else subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     before = os.environ.get(WARM)
     try:
-        if starter.stdout.readline() == b"ready\n":
+        if not ready_first or starter.stdout.readline() == b"ready\n":
             os.environ[WARM] = path
         yield path
     finally:
@@ -203,7 +208,8 @@ def warm_starter():
         starter.kill()
         starter.wait()
         starter.stdin.close()
-        starter.stdout.close()
+        if starter.stdout:
+            starter.stdout.close()
         with contextlib.suppress(OSError):
             os.unlink(path)
             folder.rmdir()

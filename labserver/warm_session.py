@@ -27,7 +27,8 @@ def main(argv: list[str]) -> int:
     if not command:
         print(__doc__.splitlines()[0], file=sys.stderr)
         return 2
-    with warm_starter():
+    # JupyterLab starts at once; the starter imports the lab meanwhile (a lab asked for sooner starts cold).
+    with warm_starter(ready_first=False):
         child = subprocess.Popen(command)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         for signum in PASSED_ON:
