@@ -11,11 +11,12 @@ from .verdict import failed, not_done, passed, server_said, short, shown
 MAX_SENDS = 4
 REQUIRED_KEYS = (frames.PROTOCOL_VERSION_KEY, frames.CLIENT_CAPABILITIES_KEY)
 
+# Ids of both JSON types and a non-ASCII argument: the envelope goes in, nothing else changes, not even a type.
 BARE_FRAMES = [
     {"jsonrpc": "2.0", "id": "a", "method": "server/discover"},
-    {"jsonrpc": "2.0", "id": "b", "method": "tools/list", "params": {}},
+    {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}},
     {"jsonrpc": "2.0", "id": "p", "method": "tools/call",
-     "params": {"name": "search_notes", "arguments": {"query": "sleep"}, "_meta": {"progressToken": "search-1"}}},
+     "params": {"name": "search_notes", "arguments": {"query": "Tomás"}, "_meta": {"progressToken": "search-1"}}},
     {"jsonrpc": "2.0", "id": "c", "method": "tools/call",
      "params": {"name": "read_note", "arguments": {"note_id": "welcome"}}},
 ]
@@ -73,8 +74,11 @@ def _judge_shape(bare, frame):
         return False
     lost = [key for key in ("jsonrpc", "id", "method") if frame.get(key) != bare[key]]
     if lost:
-        failed(f"add_envelope changed {', '.join(lost)} of this frame: {frames.dumps(bare)}",
-               hint="Only params._meta is new; everything else stays as it was.")
+        retyped = "id" in lost and str(frame.get("id")) == str(bare["id"])
+        failed(f"add_envelope changed {', '.join(lost)} of this frame: {frames.dumps(bare)}"
+               + (f"; you returned the id {shown(frame.get('id'))}" if "id" in lost else ""),
+               hint="JSON-RPC ids keep their type: 2 and \"2\" are two different ids, so leave the id as it came."
+               if retyped else "Only params._meta is new; everything else stays as it was.")
         return False
     params = frame.get("params")
     before = {k: v for k, v in (bare.get("params") or {}).items() if k != "_meta"}

@@ -1,6 +1,7 @@
 """Exercise 02's checks (the envelope, recovery from -32022): right answers pass, wrong ones name their mistake."""
 
 import copy
+import json
 
 import pytest
 
@@ -188,6 +189,8 @@ ENVELOPE_RIGHT = [
     pytest.param(add_envelope(), id="solution"),
     pytest.param(envelope_without_mutating, id="new-dict-keys-reordered"),
     pytest.param(add_envelope(meta={**ENVELOPE, CAPABILITIES: {"elicitation": {}}}), id="declares-a-capability"),
+    pytest.param(lambda frame: json.loads(json.dumps(add_envelope()(frame), ensure_ascii=False)),
+                 id="json-round-trip-keeps-types-and-accents"),
 ]
 ENVELOPE_WRONG = [
     pytest.param(add_envelope(where="top"), ("error -32602", "goes inside params"), id="next-to-params"),
@@ -209,6 +212,9 @@ ENVELOPE_WRONG = [
                  ("changed id",), id="renumbers-the-id"),
     pytest.param(lambda frame: frame["params"].update(_meta=dict(ENVELOPE)) or frame,
                  ("raised KeyError", "no params at all"), id="assumes-params-exist"),
+    # Ids of both JSON types: tools/list has the number 2, and the frame rebuilt from text loses its type.
+    pytest.param(lambda frame: {**add_envelope()(frame), "id": str(frame["id"])},
+                 ("changed id", "you returned the id '2'", "keep their type"), id="id-turned-into-text"),
 ]
 
 
