@@ -242,12 +242,14 @@ def test_a_2025_11_25_client_never_gets_a_task(notes):
         assert lab.send(frames.legacy_request("tasks/get", {"taskId": "x"}, id=3)).code == -32601
 
 
-def test_an_expired_task_is_32602_task_has_expired(notes):
-    with StdioWire.labserver("--tasks", "--notes", str(notes), "--task-ttl", "300") as lab:
+@pytest.mark.parametrize("start", [StdioWire.labserver, HttpWire.labserver], ids=["stdio", "http"])
+def test_an_expired_task_is_32602_task_has_expired(notes, start):
+    with start("--tasks", "--notes", str(notes), "--task-ttl", "300") as lab:
         task_id = start_task(lab, "score_night", {"night": "P07", "epochs": 1, "pause_ms": 0})
         time.sleep(0.5)
         reply = tasks.get(lab, task_id)
         assert reply.code == -32602 and reply.error["message"] == "Failed to retrieve task: Task has expired"
+        assert tasks.cancel(lab, task_id).error["message"] == "Failed to cancel task: Task has expired"
 
 
 def test_http_tasks_requests_carry_mcp_name_like_tool_names(notes):
