@@ -8,7 +8,7 @@ import signal
 import time
 
 from labserver.tasks.store import LEASE_MS
-from mcpwire import HttpWire, StdioWire, tasks
+from mcpwire import HttpWire, StdioWire, frames, tasks
 
 LAB_STARTS_COLD = True  # the test kills the lab's own process, so it must be the process the wire started
 
@@ -23,6 +23,11 @@ def test_a_killed_worker_fails_its_task_once_the_lease_runs_out(tmp_path):
             time.sleep(0.1)
         os.kill(worker._process.pid, signal.SIGKILL)
         killed_at = time.monotonic()
+        # A listener hears it too: the watch reads the store, so the lapsed lease shows up as a notification.
+        listen = frames.request("subscriptions/listen", {"notifications": {"taskIds": [task_id]}}, id="watch",
+                                meta=tasks.declare())
+        heard = other.send(listen, stream_for=LEASE_MS / 1000 + 3).notifications
+        assert heard[-1]["method"] == "notifications/tasks" and heard[-1]["params"]["status"] == "failed", heard
         seen = []
         while time.monotonic() - killed_at < LEASE_MS / 1000 + 10:
             task = tasks.get(other, task_id).result
