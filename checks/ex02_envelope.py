@@ -123,6 +123,9 @@ def _hint_for(frame, reply):
     absent = [key for key in REQUIRED_KEYS if key not in meta]
     if absent:
         return f"Add {' and '.join(absent)}: both keys are required on every request, even when empty."
+    if not isinstance(meta[frames.PROTOCOL_VERSION_KEY], str) or not isinstance(meta[frames.CLIENT_CAPABILITIES_KEY], dict):
+        return (f"Each value has its JSON type: {frames.PROTOCOL_VERSION_KEY} is a string (\"2026-07-28\"), "
+                f"{frames.CLIENT_CAPABILITIES_KEY} an object ({{}} when you declare nothing), not text or a list.")
     if reply is not None and reply.code == -32022:
         return f"The server serves {frames.PROTOCOL_VERSION}: name that version in {frames.PROTOCOL_VERSION_KEY}."
     return "Compare your envelope with the one in the lesson, key by key."

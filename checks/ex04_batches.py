@@ -115,8 +115,11 @@ def _check_bodies(bodies, http):
         reply = http.send_raw(text)
         if reply is None or not reply.ok:
             server = said(reply.message) if reply is not None else "nothing within the timeout"
+            cut = not _is_json(text) and not text.lstrip().startswith("{'")
             failed(f"Body {number} was refused: {short(text)}", server=server,
-                   hint="Each body must be one JSON-RPC request written as JSON, the way json.dumps writes it "
+                   hint="Parse the body with json.loads and write each item of the array with json.dumps: cutting "
+                        "the text (at \"},{\" or at commas) also cuts the objects inside a request." if cut else
+                        "Each body must be one JSON-RPC request written as JSON, the way json.dumps writes it "
                         "(str() of a dict writes Python, with single quotes).")
             return
         answered.append(reply.message.get("id"))
@@ -146,6 +149,14 @@ def _changed_members(text, request):
 def _member(value):
     """A member's value: a string quoted (so "2" and 2 differ on the page), anything else as compact JSON."""
     return shown(value) if isinstance(value, str) else short(value)
+
+
+def _is_json(text):
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _is_int(value):

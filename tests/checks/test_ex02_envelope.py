@@ -212,6 +212,11 @@ ENVELOPE_WRONG = [
                  ("changed id",), id="renumbers-the-id"),
     pytest.param(lambda frame: frame["params"].update(_meta=dict(ENVELOPE)) or frame,
                  ("raised KeyError", "no params at all"), id="assumes-params-exist"),
+    # Found by the learner run of round 3: a value of the wrong JSON type was told to compare key by key.
+    pytest.param(add_envelope(meta={VERSION: ["2026-07-28"], CAPABILITIES: {}}),
+                 ("Input should be a valid string", "is a string"), id="version-in-a-list"),
+    pytest.param(add_envelope(meta={VERSION: "2026-07-28", CAPABILITIES: "{}"}),
+                 ("valid dictionary", "an object ({} when you declare nothing)"), id="capabilities-as-json-text"),
     # Ids of both JSON types: tools/list has the number 2, and the frame rebuilt from text loses its type.
     pytest.param(lambda frame: {**add_envelope()(frame), "id": str(frame["id"])},
                  ("changed id", "you returned the id '2'", "keep their type"), id="id-turned-into-text"),

@@ -107,3 +107,11 @@ def test_bodies_in_a_code_page_other_than_utf_8_are_explained(verdict, http):
     out = verdict(checks.check_batch, RIGHT,
                   lambda body: [json.dumps(r, ensure_ascii=False).encode("latin-1") for r in json.loads(body)], http)
     assert out.startswith("✗ Body 3 is") and "must be JSON text (a str, or UTF-8 bytes)" in out and "latin-1" in out, out
+
+
+def test_bodies_cut_out_of_the_text_are_told_to_parse_it(verdict, http):
+    # Found by the learner run of round 3: cut text was told that str() writes Python.
+    def cut_at_braces(body):
+        return [part if part.startswith("{") else "{" + part for part in body[1:-1].split("},{")]
+    out = verdict(checks.check_batch, RIGHT, cut_at_braces, http)
+    assert out.startswith("✗ Body 1 was refused") and "error -32700" in out and "cuts the objects" in out, out
