@@ -5,6 +5,7 @@ servers (SDK 2.3.0) and the legacy time server (SDK 1.30.0, in .venv-legacy/), a
 the check itself reads from the same servers (once per kernel: nothing a report does changes them).
 """
 
+import os
 import subprocess
 import sys
 import tempfile
@@ -23,7 +24,9 @@ MODERN_ERRORS = {-32020, -32021, -32022}
 # The spec's defaults for a hint a tool does not declare: the worst case.
 DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True}
 KEYS = ("era", "hints", "unknown_tool", "bad_arguments", "tools_list")
-LEGACY_PYTHON = Path(__file__).resolve().parents[1] / ".venv-legacy" / "bin" / "python"
+# `make legacy-server` builds .venv-legacy/ beside checks/ (the grader's copy links it); Binder and a hub build
+# it outside the learner's home folder, where the kit is an installed package, and name it in MCP_LEGACY_PYTHON.
+LEGACY_PYTHON = Path(os.environ.get("MCP_LEGACY_PYTHON") or Path(__file__).resolve().parents[1] / ".venv-legacy" / "bin" / "python")
 REPORT_GUARD_S = 120  # four servers start cold on a busy machine; a report that takes longer is stuck
 ZONE = ["--local-timezone", "Etc/UTC"]
 

@@ -62,6 +62,13 @@ def test_postbuild_installs_the_hub_lock_and_the_kit_without_the_test_extra():
     assert "--require-hashes -r requirements/hub.txt" in post and "requirements/test.txt" not in post
     assert re.search(r"pip install .*--no-deps \.$", post, re.M) and "[test]" not in post
     assert "jupyter-settings/mcp-on-the-wire.json" in post, "Binder's lab asks no news question either"
+    # Lesson 22's legacy server: its own venv from its own lock, never the kit's environment, outside the home
+    # folder (a hub's volume covers it), named for the lesson by binder/start.
+    assert 'legacy="$(python -c \'import sys; print(sys.prefix)\')/mcp-legacy-server"' in post
+    assert 'python -m venv "$legacy"' in post
+    assert '"$legacy/bin/python" -m pip install --no-cache-dir --require-hashes -r requirements/legacy.txt' in post
+    start = (BINDER / "start").read_text()
+    assert "export MCP_LEGACY_PYTHON=\"$(python -c 'import sys; print(sys.prefix)')/mcp-legacy-server/bin/python\"" in start
 
 
 def test_the_readme_badge_opens_lesson_00_on_binder():
