@@ -1,11 +1,12 @@
 """`python -m bench.mcpwire_bench`: mcpwire's round trips against a bare loop and the SDK client.
 
 Three methods over stdio, cheap to dear: `server/discover`, `tools/list` and a
-`tools/call` (a tool run). Each is timed for a bare subprocess loop (write a line,
-readline: the floor) and for `StdioWire`, in alternating blocks so that drift on
-the machine hits both alike; the tools/call also for the SDK's own client, and over
+`tools/call` (a tool run). Each is timed for two bare subprocess loops (write a line,
+readline: the floor), one on binary pipes and one in text mode with line buffering (the
+loop lesson 01 writes), and for `StdioWire`, in alternating blocks so that drift on
+the machine hits all alike; the tools/call also for the SDK's own client, and over
 Streamable HTTP for `HttpWire`, `http.client` and the SDK client. Prints p50/p99 and
-ratios measured in the same run. Goals: StdioWire within 1.15x of the bare loop on
+ratios measured in the same run. Goals: StdioWire within 1.15x of each bare loop on
 all three methods; both wires faster than the SDK client.
 """
 
@@ -44,15 +45,21 @@ def frame_line(method: str, params: dict, call_id: int) -> bytes:
 
 
 class BareStdio:
-    """The floor: write one line, read one line, nothing else (to the lab server, or whatever `command` starts)."""
+    """The floor: write one line, read one line, nothing else (to the lab server, or whatever `command` starts).
 
-    def __init__(self, command: list[str] | None = None) -> None:
+    Binary pipes, or with `text=True` text mode with line buffering, as a learner's first loop is often written.
+    """
+
+    def __init__(self, command: list[str] | None = None, text: bool = False) -> None:
+        self.text = text
         self.process = subprocess.Popen(command or [sys.executable, "-m", "labserver"], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                        **({"text": True, "bufsize": 1} if text else {}))
         self.next_id = 1
 
-    def call(self, method: str, params: dict) -> bytes:
-        self.process.stdin.write(frame_line(method, params, self.next_id))
+    def call(self, method: str, params: dict) -> bytes | str:
+        line = frame_line(method, params, self.next_id)
+        self.process.stdin.write(line.decode() if self.text else line)
         self.process.stdin.flush()
         self.next_id += 1
         return self.process.stdout.readline()
@@ -149,23 +156,26 @@ def p50(values: list[float]) -> float:
 
 
 def stdio_rounds() -> None:
-    bare, wire = BareStdio(), StdioWire.labserver()
+    bare, bare_text, wire = BareStdio(), BareStdio(text=True), StdioWire.labserver()
     try:
         wire.request("server/discover", timeout=60)  # started: the first reply waits for the server to load
         for method, params in METHODS:
-            clients = {"bare subprocess loop": lambda m=method, p=params: bare.call(m, p),
+            clients = {"bare loop, binary": lambda m=method, p=params: bare.call(m, p),
+                       "bare loop, text": lambda m=method, p=params: bare_text.call(m, p),
                        "mcpwire StdioWire": lambda m=method, p=params: wire.request(m, dict(p))}
             sdk = ("SDK Client (stdio)", StdioServerParameters(command=sys.executable, args=["-m", "labserver"]))
             samples = interleaved(clients, *(sdk if method == "tools/call" else (None, None)))
             label = f"{method} {params['name']}" if method == "tools/call" else method
-            report(f"stdio: {label} round trip", samples, "bare subprocess loop")
-            ratio = p50(samples["mcpwire StdioWire"]) / p50(samples["bare subprocess loop"])
-            goal(f"StdioWire p50 within {GOAL}x of the bare loop on {method} ({ratio:.2f}x)", ratio <= GOAL)
+            report(f"stdio: {label} round trip", samples, "bare loop, binary")
+            for floor in ("bare loop, binary", "bare loop, text"):
+                ratio = p50(samples["mcpwire StdioWire"]) / p50(samples[floor])
+                goal(f"StdioWire p50 within {GOAL}x of the {floor} on {method} ({ratio:.2f}x)", ratio <= GOAL)
             if method == "tools/call":
                 goal("StdioWire faster than the SDK client",
                      p50(samples["mcpwire StdioWire"]) < p50(samples["SDK Client (stdio)"]))
     finally:
         bare.close()
+        bare_text.close()
         wire.close()
 
 
