@@ -97,7 +97,20 @@ def as_task(value):
 
 
 def since(wire, mark):
-    return [(at, frame, headers) for at, frame, headers in wire.written if at >= mark]
+    """The frames written after `mark` (only JSON objects: anything else never reached the server as a frame)."""
+    return [(at, frame, headers) for at, frame, headers in wire.written if at >= mark and isinstance(frame, dict)]
+
+
+def _object(value):
+    return value if isinstance(value, dict) else {}
+
+
+def closed_problem(wire, function_name):
+    """failed() arguments when the learner's function closed the wire the check still needs; None otherwise."""
+    if not wire.closed:
+        return None
+    return dict(problem=f"{function_name} closed the wire it was given.",
+                hint="Leave the wire open: the check reads the task afterwards, and stops the server itself.")
 
 
 # --- what went on the wire ----------------------------------------------------------------------
@@ -112,8 +125,8 @@ def wire_problem(wire, written, task_id):
                         hint="A task is cancelled with a tasks/cancel request naming its taskId.")
         if not isinstance(method, str) or not method.startswith("tasks/"):
             continue
-        params = frame.get("params") or {}
-        declared = ((params.get("_meta") or {}).get(frames.CLIENT_CAPABILITIES_KEY) or {}).get("extensions") or {}
+        params = _object(frame.get("params"))
+        declared = _object(_object(_object(params.get("_meta")).get(frames.CLIENT_CAPABILITIES_KEY)).get("extensions"))
         if tasks.EXTENSION not in declared:
             return dict(problem=f"Your {method} did not declare the tasks extension in its _meta.",
                         server="error -32021 Client did not declare required extension",
@@ -132,7 +145,7 @@ def wire_problem(wire, written, task_id):
 def pace_problem(wire, written, task_id):
     """A tasks/get sent sooner after the previous one than the task's pollIntervalMs asked."""
     polls = [(at, frame) for at, frame, _ in written
-             if frame.get("method") == "tasks/get" and (frame.get("params") or {}).get("taskId") == task_id]
+             if frame.get("method") == "tasks/get" and _object(frame.get("params")).get("taskId") == task_id]
     intervals = {exchange.id: _poll_interval(exchange) for exchange in wire.transcript if exchange.method == "tasks/get"}
     for (before, first), (after, _) in zip(polls, polls[1:]):
         asked = intervals.get(first.get("id"))
@@ -160,7 +173,7 @@ def repeat_problem(written):
     answered = []
     for _, frame, _ in written:
         if frame.get("method") == "tasks/update":
-            for key in ((frame.get("params") or {}).get("inputResponses") or {}):
+            for key in _object(_object(frame.get("params")).get("inputResponses")):
                 if key in answered:
                     return dict(problem=f"You answered {key!r} twice with tasks/update.",
                                 hint="A task keeps showing a question in inputRequests until it has taken the answer, "
@@ -200,7 +213,7 @@ def _follow_on(follow_task, wire):
         return False
     written = since(wire, mark)
     for problem in (wire_problem(wire, written, task_id), repeat_problem(written),
-                    pace_problem(wire, written, task_id)):
+                    pace_problem(wire, written, task_id), closed_problem(wire, "follow_task")):
         if problem:
             failed(problem.pop("problem"), **problem)
             return False
@@ -315,7 +328,8 @@ def check_deadline(stop_at_deadline):
             not_done("stop_at_deadline still raises NotImplementedError.")
             return
         written = since(stdio, mark)
-        for problem in (wire_problem(stdio, written, task_id), pace_problem(stdio, written, task_id)):
+        for problem in (wire_problem(stdio, written, task_id), pace_problem(stdio, written, task_id),
+                        closed_problem(stdio, "stop_at_deadline")):
             if problem:
                 failed(problem.pop("problem"), **problem)
                 return
@@ -380,7 +394,8 @@ def check_restart(start_and_save, resume):
     if resumed.error is not None:
         failed(f"resume raised {resumed.error_text}.")
         return
-    asked = {(frame.get("params") or {}).get("taskId") for _, frame, _ in written if frame.get("method") == "tasks/get"}
+    asked = {_object(frame.get("params")).get("taskId") for _, frame, _ in written
+             if isinstance(frame, dict) and frame.get("method") == "tasks/get"}
     if ids["P07"] not in asked:
         wrong = "the other night's task" if ids["P08"] in asked else "no task the file named"
         failed(f"resume polled {wrong}, not the task in the file it was given.",
@@ -399,8 +414,8 @@ def check_restart(start_and_save, resume):
 def _started_id(wire, night):
     """The task id the lab handed out for a score_night of `night` on this watched HTTP wire."""
     for _, frame, _ in wire.written:
-        params = frame.get("params") or {}
-        if frame.get("method") == "tools/call" and (params.get("arguments") or {}).get("night") == night:
+        params = _object(frame.get("params")) if isinstance(frame, dict) else {}
+        if params and frame.get("method") == "tools/call" and _object(params.get("arguments")).get("night") == night:
             result = (wire.replies.get(frame.get("id")) or {}).get("result") or {}
             if result.get("resultType") == "task":
                 return result["taskId"]

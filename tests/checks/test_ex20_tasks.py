@@ -219,3 +219,11 @@ def test_restart_reading_another_task(verdict):
 
 def test_restart_stub(verdict):
     assert verdict(checks.check_restart, stub, stub).startswith("not done yet")
+
+
+def test_follow_that_closes_the_wire(verdict):
+    def closes(wire, task_id, answer):
+        task = follower()(wire, task_id, answer)
+        wire.close()
+        return task
+    assert "follow_task closed the wire it was given" in verdict(checks.check_follow, closes)
