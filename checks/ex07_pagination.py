@@ -11,11 +11,15 @@ MAX_REQUESTS = 30
 
 
 class _ScriptedList:
-    """A server whose resources/list has three pages, the last one reached with the cursor "" (an empty string)."""
+    """A server whose resources/list has three pages, the last one reached with the cursor "" (an empty string).
+
+    The second cursor holds a space, a slash, + and = and a non-ASCII letter: a cursor is any string, copied as it came,
+    never URL-encoded or otherwise changed.
+    """
 
     PAGES = {
-        None: (["scroll://a", "scroll://b"], "page-2"),
-        "page-2": (["scroll://c"], ""),
+        None: (["scroll://a", "scroll://b"], "page 2/3+=ü"),
+        "page 2/3+=ü": (["scroll://c"], ""),
         "": (["scroll://d"], None),
     }
 

@@ -1,5 +1,7 @@
 """Exercise 07, task 3 (follow nextCursor): right answers pass, typical mistakes get the explanation they need."""
 
+from urllib.parse import quote
+
 import checks
 from checks.ex07_pagination import check_all_resources
 
@@ -169,3 +171,18 @@ def all_resources_with_a_none_sentinel(request):
 
 def test_a_none_sentinel_loop_passes(verdict, lab):
     assert verdict(check_all_resources, all_resources_with_a_none_sentinel, lab).startswith("✓")
+
+
+def url_encodes_the_cursor(request):
+    reply = request("resources/list")
+    resources = list(reply["result"]["resources"])
+    while "nextCursor" in reply["result"]:
+        reply = request("resources/list", {"cursor": quote(reply["result"]["nextCursor"])})
+        resources += reply["result"]["resources"]
+    return resources
+
+
+def test_a_url_encoded_cursor_is_one_the_server_never_issued(verdict, lab):
+    # Values that need encoding: the second server's cursor holds a space, /, +, = and ü, and is copied as it came.
+    out = verdict(check_all_resources, url_encodes_the_cursor, lab)
+    assert out.startswith("✗ On a second server") and "a cursor the server never issued: page%202/3%2B%3D%C3%BC" in out, out

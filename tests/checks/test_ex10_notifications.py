@@ -256,10 +256,10 @@ def test_progress_fractions_wrong_answers_name_their_mistake(verdict, lab, http,
 # --- 10 task 2 · cancel a slow call --------------------------------------------------------------------------------
 
 def cancel_slow_call(*, pause=300, token=True, wait_running=True, name="id", cancel_as="notification",
-                     wait_timeout=1, next_request=True):
+                     wait_timeout=1, next_request=True, call_id="slow-call"):
     def work(wire):
         meta = {"progressToken": "slow-progress"} if token else None
-        slow = frames.request("tools/call", {"name": "reindex", "arguments": {"pause_ms": pause}}, id="slow-call",
+        slow = frames.request("tools/call", {"name": "reindex", "arguments": {"pause_ms": pause}}, id=call_id,
                               meta=meta)
         wire.write(slow)
         if wait_running:
@@ -267,13 +267,13 @@ def cancel_slow_call(*, pause=300, token=True, wait_running=True, name="id", can
             while time.monotonic() < deadline and not any(
                     n.get("method") == "notifications/progress" for n in wire.notifications):
                 time.sleep(0.01)
-        named = {"id": "slow-call", "token": "slow-progress"}[name]
+        named = {"id": call_id, "token": "slow-progress", "text": str(call_id)}[name]
         if cancel_as == "notification":
             wire.send(frames.notification("notifications/cancelled", {"requestId": named}))
         else:
             wire.write(frames.request("notifications/cancelled", {"requestId": named}, id="cancel"))
         try:
-            late = wire.wait("slow-call", timeout=wait_timeout)
+            late = wire.wait(call_id, timeout=wait_timeout)
         except WireTimeout:
             late = None
         return late, (wire.request("server/discover") if next_request else None)
@@ -289,11 +289,15 @@ CANCEL_WRONG = [
     pytest.param(cancel_slow_call(wait_timeout=60), ("still running after",), id="waits-for-ever"),
     pytest.param(cancel_slow_call(next_request=False), ("not the reply to a request sent after the cancel",),
                  id="no-next-request"),
+    # Ids of both JSON types: a call with the number id 7 is not named by the string "7".
+    pytest.param(cancel_slow_call(call_id=7, name="text"), ("does not name the call", "it names \"7\"",
+                                                            "the call's id is 7"), id="number-id-named-as-text"),
 ]
 
 
-def test_cancel_right_answer_passes(verdict):
-    assert verdict(checks.check_cancel, cancel_slow_call()).startswith("✓ The server stopped your reindex")
+@pytest.mark.parametrize("work", [cancel_slow_call(), cancel_slow_call(call_id=7)], ids=["string-id", "number-id"])
+def test_cancel_right_answer_passes(verdict, work):
+    assert verdict(checks.check_cancel, work).startswith("✓ The server stopped your reindex")
 
 
 @pytest.mark.parametrize("work, phrases", CANCEL_WRONG)
