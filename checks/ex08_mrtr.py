@@ -248,8 +248,9 @@ LOOP_CASES = [
      _first_leg("tag_note", {"note_id": "targeted-memory-reactivation"}, "loop-1"), {"tag": "cueing"}, 1, 2),
     ("search_notes, which asks nothing", frames.request("tools/call", {"name": "search_notes", "arguments": {
         "query": "spindle", "limit": 1}}, id="loop-2", meta=ASKS_USER), {"tag": "never-asked"}, 0, 1),
-    (f"delete_note on {SCRATCH_ID}; the user declines", _first_leg("delete_note", {"note_id": SCRATCH_ID}, "loop-3"),
-     None, 1, 2),
+    # A number id among string ids: JSON-RPC allows both, and a retry id built by string arithmetic breaks on it.
+    (f"delete_note on {SCRATCH_ID} (request id 3, a number); the user declines",
+     _first_leg("delete_note", {"note_id": SCRATCH_ID}, 3), None, 1, 2),
     ("tag_note from a client that did not declare elicitation (the server answers -32021)",
      frames.request("tools/call", {"name": "tag_note", "arguments": {"note_id": "welcome"}}, id="loop-4"),
      {"tag": "never-asked"}, 0, 1),
@@ -369,6 +370,10 @@ def _report_exception(story, error, send):
         failed(f"{story} After an error reply, your function raised {_error_text(error)}{where_text}",
                server=server_said(last),
                hint="An error reply has no \"result\": return such a reply as it is instead of reading into it.")
+    elif isinstance(error, TypeError) and ("'int' and 'str'" in str(error) or "not \"int\"" in str(error)):
+        failed(f"{story} Your function raised {_error_text(error)}{where_text}",
+               hint="A request id is a number or a string (JSON-RPC allows both): build a retry id that works for "
+                    "either, such as f\"{request['id']}-retry-{round}\", or pick one of your own.")
     else:
         failed(f"{story} Your function raised {_error_text(error)}{where_text}",
                server=server_said(last) if last is not None else None,

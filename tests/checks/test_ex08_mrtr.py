@@ -251,8 +251,9 @@ def finish_call(*, retry=retry_frame(), bound=0, ids="fresh", question="params",
             rounds += 1
             asked = next(iter(result["inputRequests"].values()))
             form = ask_user(asked["params"] if question == "params" else asked)
-            new_id = {"fresh": f"{request['id']}-{rounds}", "same": request["id"], "fixed": "retry",
-                      "suffix": f"{request['id']}-retry", "counter": rounds}[ids]
+            new_id = (request["id"] + "-again" if ids == "concatenated" else
+                      {"fresh": f"{request['id']}-{rounds}", "same": request["id"], "fixed": "retry",
+                       "suffix": f"{request['id']}-retry", "counter": rounds}[ids])
             reply = send(retry(request, reply, form, new_id))
         return first if ret == "first" else reply
     return work
@@ -298,6 +299,9 @@ FINISH_WRONG = [
     pytest.param(finish_call(ret="first"), ("not the last reply",), id="returns-the-first-reply"),
     pytest.param(finish_call_with_arithmetic_slip, ("TypeError", "rounds < max_rounds", "your own code"),
                  id="own-type-error"),
+    # Ids of both JSON types: the declining delete's request id is the number 3.
+    pytest.param(finish_call(ids="concatenated"), ("request id 3, a number", "TypeError",
+                                                   "a number or a string"), id="retry-id-by-string-concatenation"),
 ]
 
 
