@@ -72,7 +72,8 @@ def score_night(arguments: dict[str, Any], progress: Progress) -> dict[str, Any]
     for number in range(1, len(stages) + 1):
         progress.pause(pause_ms / 1000)
         progress.status(f"Scored epoch {number} of {len(stages)} of night {night}.")
-    return text_result(f"Night {night}: {len(stages)} epochs scored. {tally(stages)}.")
+    epochs_scored = f"{len(stages)} epoch{'' if len(stages) == 1 else 's'}"
+    return text_result(f"Night {night}: {epochs_scored} scored. {tally(stages)}.")
 
 
 def stage_question(night: str, epoch: int, candidates: tuple[str, str]) -> dict[str, Any]:
