@@ -23,11 +23,13 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
     MISSING_REQUIRED_CLIENT_CAPABILITY,
+    AudioContent,
     CreateMessageResult,
     CreateMessageResultWithTools,
     ElicitRequest,
     ElicitRequestFormParams,
     ElicitRequestURLParams,
+    ImageContent,
     InputRequiredResult,
     ListRootsResult,
     SamplingMessage,
@@ -40,6 +42,7 @@ from labserver.notes import Note, NoteError, NoteStore
 from labserver.tools import NoteId, existing_note, store_of
 
 APPROVAL_SITE = "https://notes-lab.example/approve"
+TEXT_LIKE = (TextContent, ImageContent, AudioContent)  # what SDK 2.3.0's CreateMessageResult takes as one block
 WORDS_PER_ROUND_NOTES = 5
 SUMMARY_MAX_TOKENS = 120
 SHORT_NOTE_WORDS = 70
@@ -62,13 +65,21 @@ def sampled_blocks(ctx: Context) -> CreateMessageResultWithTools | None:
 
     Only an answer that came with the sealed `requestState` counts (the seal binds it to this call, whose one
     question is the summary), and only from a client that declared `sampling`, as the SDK's own path requires.
+    An answer of another kind is refused here, in words, before the SDK's "received a response of the wrong kind".
     """
     answer = (ctx.input_responses or {}).get(SUMMARY_KEY)
     declared = ctx.client_capabilities
-    if ctx.request_state is None or declared is None or declared.sampling is None:
+    if answer is None or ctx.request_state is None or declared is None or declared.sampling is None:
         return None
     if isinstance(answer, CreateMessageResultWithTools) and isinstance(answer.content, list):
         return answer
+    if isinstance(answer, CreateMessageResultWithTools) and not isinstance(answer.content, TEXT_LIKE):
+        raise ToolError(f"The sampled answer is a {answer.content.type} block, but this request offered the model "
+                        "no tools: answer with text.")
+    if not isinstance(answer, (CreateMessageResult, CreateMessageResultWithTools)):
+        kind = "a list of roots" if isinstance(answer, ListRootsResult) else "an elicitation answer (an action)"
+        raise ToolError(f"The answer under {SUMMARY_KEY} is {kind}, not the sampled message this request asked "
+                        "for (a CreateMessageResult: role, content, model).")
     return None
 
 

@@ -114,6 +114,20 @@ def test_an_array_answer_without_text_is_a_tool_error_saying_so(server):
     assert done["isError"] is True and text_of(done).endswith("The model's answer had no text to use as a summary.")
 
 
+@pytest.mark.parametrize(("answer", "said"), [
+    ({"action": "accept"}, "is an elicitation answer (an action), not the sampled message"),
+    ({"roots": []}, "is a list of roots, not the sampled message"),
+    ({**SAMPLED, "content": {"type": "tool_use", "id": "t-1", "name": "search_notes", "input": {}}},
+     "is a tool_use block, but this request offered the model no tools"),
+], ids=["an-elicitation-answer", "a-roots-list", "a-tool-use-block"])
+def test_an_answer_of_another_kind_is_a_tool_error_in_words(server, answer, said):
+    # SDK 2.3.0's own text here names an internal resolver: "received a response of the wrong kind".
+    frame = tool_call("s-12", "summarize_note", {"note_id": "welcome"}, capabilities=SAMPLING)
+    asked = first_leg(server, frame)
+    done, _ = server.result("tools/call", retry_with(frame, "s-13", {SUMMARY_KEY: answer}, asked["requestState"]))
+    assert done["isError"] is True and said in text_of(done) and "wrong kind" not in text_of(done)
+
+
 def test_an_array_answer_without_the_request_state_is_asked_again(server):
     frame = tool_call("s-10", "summarize_note", {"note_id": "welcome"}, capabilities=SAMPLING)
     unasked = {SUMMARY_KEY: {**SAMPLED, "content": [{"type": "text", "text": "Lab conventions."}]}}
