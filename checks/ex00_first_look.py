@@ -252,7 +252,11 @@ def check_send_one(send_one):
         return
     if reply.get("id") != DISCOVER["id"] or "result" not in reply:
         hint = more = None
-        if reply.get("error", {}).get("code") == -32700:
+        if reply.get("error", {}).get("code") == -32700 and received.lstrip().startswith(b"{'"):
+            hint = ("The server received Python, not JSON: str() of a dict writes single quotes (and True, None), "
+                    "which no JSON parser reads.")
+            more = "Write the frame with json.dumps, which writes JSON: double quotes, true, null."
+        elif reply.get("error", {}).get("code") == -32700:
             hint = ("The server reads every line as one message, so a frame split over several lines "
                     "is several broken messages.")
             more = "Write compact JSON, with no indent: json.dumps's separators argument makes it compact."

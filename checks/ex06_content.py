@@ -155,6 +155,10 @@ def _judge_hints(story, tool, trusted, outcome):
         elif hint not in tool.get("annotations", {}):
             failed(f"{story}, which does not state {hint}, you returned {got[hint]}; the schema's default is {expected[hint]}.",
                    hint="A missing hint takes the schema's default, and the defaults assume the worst.")
+        elif claimed is False and got[hint] == DEFAULTS[hint]:
+            failed(f"{story}, you returned {hint} {got[hint]}; the tool says {claimed}.",
+                   hint="A hint stated as false is stated: `value or default` and `if value:` take False for a "
+                        "missing hint. Test whether the key is there (`hint in annotations`, or .get(hint, default)).")
         else:
             failed(f"{story}, you returned {hint} {got[hint]}; the tool says {claimed}.",
                    hint="From a trusted server, a hint the tool states is the one to use.")

@@ -181,3 +181,16 @@ def test_hints_trusting_an_unknown_server(verdict, lab):
 def test_hints_extra_keys(verdict, lab):
     out = verdict(check_effective_hints, keeps_the_title, lab)
     assert "exactly the four hints" in out
+
+
+def hints_or_default(tool, trusted):
+    """`value or default` takes a hint stated as false for a missing one."""
+    given = tool.get("annotations", {}) if trusted else {}
+    return {hint: given.get(hint) or default for hint, default in DEFAULTS.items()}
+
+
+def test_hints_stated_false_taken_for_missing(verdict, lab):
+    # Found by the learner run of round 3: the message said only that the tool states the hint.
+    out = verdict(check_effective_hints, hints_or_default, lab)
+    assert out.startswith("✗ For read_note from a trusted server, you returned destructiveHint True; the tool says False")
+    assert "`value or default`" in out, out
