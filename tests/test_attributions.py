@@ -24,7 +24,7 @@ SDK_HABITS = [
     ("a foreign Host refused with 421", r"\b421\b"),
     ("an unknown tool answered as an isError result", r"Unknown tool: "),
     ("the session id echoed on every legacy reply", r"session id comes back on the reply"),
-    ("both sides counting their ids from 1", r"both sides count from 1"),
+    ("the server counting its own ids from 1", r"server starts its own count at 1"),
     ("HTTP routed on the version header alone", r"\broutes? (?:\w+ )?(?:on|by) the (?:version )?header alone"),
     ("a process refusing initialize after a modern request", r"refuses a later `initialize`"),
     ("a stdio process's era fixed by its first request", r"first request (?:a process reads )?decides which era"),
