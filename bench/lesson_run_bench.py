@@ -1,0 +1,125 @@
+"""Each lesson's Run All in a real JupyterLab in Chromium: `python -m bench.lesson_run_bench [NN ...]`.
+
+JupyterLab starts as `make lab` starts it (scripts/jupyter_lab.py), once in a warm session
+(labserver.warm_session) and once with labs started cold, on a copy of the lessons. For each lesson:
+open it, wait for an idle kernel, Run All, and time until every code cell has run and the kernel is idle
+again. Prints both, their ratio, and the machine's load. Goal: every lesson under 20 s on two cores.
+"""
+
+import argparse
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from labserver.warm import WARM
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run"]
+GOAL_S = 20
+KERNEL_READY = """() => {
+  const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+  const kernel = panel && panel.sessionContext && panel.sessionContext.session && panel.sessionContext.session.kernel;
+  return !!kernel && kernel.connectionStatus === 'connected' && kernel.status === 'idle';
+}"""
+RUN_ALL = """async () => {
+  await window.jupyterapp.commands.execute('notebook:run-all-cells');
+  const cells = window.jupyterapp.shell.currentWidget.content.widgets;
+  return cells.filter(c => c.model.type === 'code').map(c => c.model.executionCount);
+}"""
+CLOSE = """async () => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  await panel.sessionContext.shutdown();
+  panel.dispose();
+}"""
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_lab(folder, warm):
+    port, token = free_port(), secrets.token_hex(8)
+    home = folder / f"home-{'warm' if warm else 'cold'}"
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home), "JUPYTER_CONFIG_DIR": str(home / "config"),
+           "JUPYTER_DATA_DIR": str(home / "data"), "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
+           "IPYTHONDIR": str(home / "ipython"), WARM: ""}
+    lab = [sys.executable, str(ROOT / "scripts" / "jupyter_lab.py"), "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+           f"--IdentityProvider.token={token}", "--allow-root", "--LabApp.expose_app_in_browser=True",
+           f"--ServerApp.root_dir={folder / 'notebooks'}", "--LanguageServerManager.autodetect=False"]
+    command = [sys.executable, "-m", "labserver.warm_session", "--", *lab] if warm else lab
+    process = subprocess.Popen(command, env=env, cwd=folder / "notebooks", stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=2):
+                return process, url, token
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError("JupyterLab did not start")
+
+
+def run_all(page, url, token, name):
+    page.goto(f"{url}/lab/tree/{name}?token={token}")
+    page.wait_for_function(KERNEL_READY, timeout=180_000, polling=100)
+    started = time.monotonic()
+    counts = page.evaluate(RUN_ALL)
+    page.wait_for_function(KERNEL_READY, timeout=600_000, polling=100)
+    seconds = time.monotonic() - started
+    page.evaluate(CLOSE)
+    return seconds, all(counts)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("lessons", nargs="*", help="lesson numbers (default: all)")
+    args = parser.parse_args(argv)
+    from playwright.sync_api import sync_playwright
+
+    lessons = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb")
+                     if not args.lessons or p.name[:2] in args.lessons)
+    print(f"{len(lessons)} lessons; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f} at the start", flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        shutil.copytree(ROOT / "notebooks", folder / "notebooks", ignore=shutil.ignore_patterns("exercises"))
+        if (ROOT / ".venv-legacy").exists():  # lesson 22 finds its legacy server beside notebooks/
+            (folder / ".venv-legacy").symlink_to(ROOT / ".venv-legacy")
+        times = {}
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+            page = browser.new_page(viewport={"width": 1280, "height": 1000})
+            for warm in (True, False):
+                process, url, token = start_lab(folder, warm)
+                try:
+                    for name in lessons:
+                        times[(name, warm)] = run_all(page, url, token, name)
+                finally:
+                    os.killpg(process.pid, 15)
+                    process.wait(timeout=30)
+            browser.close()
+    print(f"{'lesson':40} {'warm s':>7} {'cold s':>7} {'ratio':>6}")
+    for name in lessons:
+        (warm, ok_warm), (cold, ok_cold) = times[(name, True)], times[(name, False)]
+        flag = "" if ok_warm and ok_cold else "  (a cell did not run)"
+        print(f"{name:40} {warm:7.1f} {cold:7.1f} {warm / cold:5.2f}x{flag}")
+    slowest = max(times[(name, True)][0] for name in lessons)
+    print(f"goal: every lesson's Run All under {GOAL_S} s, warm: {'met' if slowest < GOAL_S else 'NOT met'} "
+          f"(slowest {slowest:.1f} s); load {os.getloadavg()[0]:.1f} at the end")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
