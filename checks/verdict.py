@@ -99,7 +99,10 @@ def short(value, limit=160):
 
 def shown(value, limit=160):
     """A value as Python writes it (quotes included, so "403" and 403 differ), cut with its full length said."""
-    text = repr(value)
+    try:
+        text = repr(value)
+    except Exception as error:  # a learner's own class may break its __repr__; the verdict must still print
+        return f"a {type(value).__name__} whose repr raised {type(error).__name__}"
     return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters in all)"
 
 
