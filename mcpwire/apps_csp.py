@@ -19,6 +19,7 @@ DEFAULT_POLICY = ("default-src 'none'; script-src 'self' 'unsafe-inline'; style-
 # Added to every policy by the sandbox: "Block dangerous features" and the frame-src / base-uri defaults.
 SANDBOX_DEFAULTS = "frame-src 'none'; object-src 'none'; base-uri 'self'"
 SELF, NONE, UNSAFE_INLINE = "'self'", "'none'", "'unsafe-inline'"
+DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
 DOMAIN_LISTS = ("connectDomains", "resourceDomains", "frameDomains", "baseUriDomains")
 ORIGIN = re.compile(r"(https?|wss?)://(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:\d{1,5})?")
 
@@ -95,19 +96,46 @@ def directives(policy):
 def allows(policy, directive, url):
     """Whether `policy` lets a View reach `url` under `directive` (e.g. 'connect-src'), as a browser would decide.
 
-    Enough of CSP's source matching for the kit's policies: host sources with an optional `*.` and port;
-    'self' never matches here, because a View runs in an opaque origin.
+    Enough of CSP's source matching for the kit's policies: host sources with an optional `*.` and port, the
+    scheme's default port when none is written; 'self' never matches here, because a View runs in an opaque
+    origin. A URL a browser could not parse is never reached.
     """
     parsed = directives(policy)
     sources = parsed.get(directive, parsed.get("default-src", [NONE]))
-    target = urlsplit(url)
+    target = origin(url)
+    if target is None:
+        return False
     for source in sources:
         if source.startswith("'") or source.endswith(":"):
             continue
-        allowed = urlsplit(source)
-        if allowed.scheme != target.scheme or (allowed.port or None) != (target.port or None):
+        allowed = origin(source)
+        if allowed is None or allowed[0::2] != target[0::2]:
             continue
-        host, wanted = (allowed.hostname or ""), (target.hostname or "")
+        host, wanted = allowed[1], target[1]
         if host == wanted or (host.startswith("*.") and wanted.endswith(host[1:])):
             return True
     return False
+
+
+def origin(url):
+    """(scheme, host, port) of `url` as a browser reads it, or None if a browser could not parse it.
+
+    Where Python's urlsplit and a browser's URL parser differ, this follows the browser: in http(s) and ws(s)
+    URLs a backslash ends the host like a slash, the scheme's default port is the port when none is written,
+    and a Unicode host is compared in its ASCII (punycode) form.
+    """
+    if not isinstance(url, str):
+        return None
+    try:
+        parts = urlsplit(url.replace("\\", "/"))
+        port, host = parts.port, parts.hostname
+    except ValueError:  # a port out of range or an unclosed IPv6 bracket
+        return None
+    if parts.scheme not in DEFAULT_PORTS or not host:
+        return None
+    wildcard, name = ("*.", host[2:]) if host.startswith("*.") else ("", host)
+    try:
+        name = name if ":" in name else name.encode("idna").decode("ascii")
+    except UnicodeError:
+        return None
+    return parts.scheme, wildcard + name, DEFAULT_PORTS[parts.scheme] if port is None else port
