@@ -36,6 +36,9 @@ DENIED_WORDS = re.compile(r"den(y|ies|ied|ial)|declin|refus|reject|disallow|canc
                           r"(not|n't|never)\W+(\w+\W+){0,2}?(allow|approv|permit|consent|run|sen[dt]|give|grant|"
                           r"agree|confirm|accept|execut|call|ok)", re.I)
 CLAIMS_A_RESULT = re.compile(r"^\W*(tool )?error\b|\bsucce(ss|eded)", re.I)
+# A name route refuses is refused before anyone is asked: its text must not say the user refused.
+NAMES_THE_USER = re.compile(r"\buser\b", re.I)
+NOT_ASKED = re.compile(r"(not|n't|never|without)\W+(\w+\W+){0,2}?ask", re.I)
 
 
 @contextmanager
@@ -85,9 +88,12 @@ def _frames_sent(client, start):
 
 
 def _tool_calls(client, start):
-    """The tool names of the tools/call requests a server received since transcript entry `start`."""
-    return [str((frame.get("params") or {}).get("name")) for frame in _frames_sent(client, start)
-            if frame.get("method") == "tools/call"]
+    """The params of the tools/call requests a server received since transcript entry `start`."""
+    return [frame.get("params") or {} for frame in _frames_sent(client, start) if frame.get("method") == "tools/call"]
+
+
+def _names(calls):
+    return [str(params.get("name")) for params in calls]
 
 
 def _requests_sent(clients, before):
@@ -195,11 +201,22 @@ def _right_route(host, name, server, tool_name, value):
                f"self.tools (a dict whose name is {tool_name!r}).",
                hint="call needs the definition: its annotations say whether to ask the user.")
         return False
-    owner = _owner(host, name, tool)
-    if owner != server:
-        whose = f"the {owner} server's definition" if owner else "a definition"
-        failed(f"route({name!r}) gave {whose} of {tool_name}, not the one the {server} server listed in "
-               f"self.tools: the {server} server lists its tools with no annotations at all.",
+    tools = getattr(host, "tools", None)
+    listed = tools.get(name) if isinstance(tools, dict) else None
+    # A part of the named server's own entry is a definition built from it, whichever other entry it may equal.
+    part = isinstance(listed, dict) and all(key in listed and listed[key] == value for key, value in tool.items())
+    owner = None if part else _owner(host, name, tool)
+    if owner is None and tool != listed:
+        lacks = [key for key in listed if key not in tool] if part else []
+        failed(f"route({name!r}) gave {short(_printable(tool))} as the definition of {tool_name}, not the entry "
+               f"self.tools holds for {name!r}" + (f": it lacks {', '.join(lacks)}." if lacks else "."),
+               hint="Return the definition from self.tools as it is, not one you build: call reads its annotations "
+                    "to decide whether to ask the user.")
+        return False
+    if owner not in (None, server):
+        unannotated = f": the {server} server lists its tools with no annotations at all" if server == UNANNOTATED else ""
+        failed(f"route({name!r}) gave the {owner} server's definition of {tool_name}, not the one the {server} "
+               f"server listed in self.tools{unannotated}.",
                hint="Two servers may have tools of the same name, defined differently: the definition must be the "
                     "one the named server listed.",
                more="self.tools is keyed by the whole namespaced name: look the name up there as it is.")
@@ -269,19 +286,19 @@ def check_host(host_class, clients=None):
             if outcome.error:
                 _report_error(name, outcome)
                 return
-            reached = {server: _tool_calls(client, before[server]) for server, client in clients.items()}
+            calls = {server: _tool_calls(client, before[server]) for server, client in clients.items()}
             step = (name, arguments, lands, ask, approve)
-            if not _judge_step(host, step, outcome.value, reached, user.asked[asked_before:]):
+            if not _judge_step(host, step, outcome.value, calls, user.asked[asked_before:]):
                 return
             told.append(outcome.value)
-        lab, personal = (_tool_calls(clients[server], start[server]) for server in ("lab", "personal"))
+        lab, personal = (_names(_tool_calls(clients[server], start[server])) for server in ("lab", "personal"))
     asks = sum(1 for step in SCRIPT if step[3])
     denied = sum(1 for step in SCRIPT if step[3] and not step[4])
     passed(f"Over {len(SCRIPT)} proposals your host sent each call only to its own server (lab: {', '.join(lab)}; "
            f"personal: {', '.join(personal)}), asked the user before the {asks} calls that are not read-only, with "
            f"their arguments, and for no other (the {UNANNOTATED} server's, listed with no annotations at all, "
-           f"among them), kept the {denied} denied ones off the wire and told the model, and refused "
-           "drive__search_notes.")
+           f"among them), forwarded the arguments as proposed, kept the {denied} denied ones off the wire and told "
+           "the model, and refused drive__search_notes, saying why.")
 
 
 def _strip_annotations(host, server):
@@ -313,8 +330,9 @@ def _report_error(name, outcome):
            hint="The model must always get a text back: catch Refused and return why the call was not sent.")
 
 
-def _judge_step(host, step, text, reached, asked):
+def _judge_step(host, step, text, calls, asked):
     name, arguments, lands, ask, approve = step
+    reached = {server: _names(params) for server, params in calls.items()}
     proposal = f"{name} {json.dumps(arguments)}"
     server_name, _, tool_name = name.partition("__")
     unannotated = ", a tool your host's table lists with no annotations at all," if server_name == UNANNOTATED else ""
@@ -355,6 +373,8 @@ def _judge_step(host, step, text, reached, asked):
         failed(f"The model proposed {proposal}; the {lands} server received tools/call {got or 'nothing'}.",
                hint=hint)
         return False
+    if lands is not None and not _forwarded_as_proposed(proposal, lands, ask, arguments, calls[lands][0]):
+        return False
     if not isinstance(text, str) or not text:
         failed(f"After {proposal} your host gave the model {short(text)}; give it a text, always.",
                hint="The model reads what call returns: the result, or why there is none.")
@@ -364,7 +384,49 @@ def _judge_step(host, step, text, reached, asked):
                hint="Say that the user denied it (\"denied: the user did not allow ...\"), so the model does not "
                     "think it ran, or failed, and try it again.")
         return False
+    if lands is None and not ask:
+        return _refusal_says_why(host, name, text)
     return True
+
+
+def _forwarded_as_proposed(proposal, server, asked, proposed, params):
+    """Whether the server got the arguments the model proposed (and the user approved); if not, say so."""
+    got = params.get("arguments")
+    if got == proposed:
+        return True
+    if asked:
+        failed(f"The user approved {proposal}, and the {server} server received it with the arguments "
+               f"{short(got)}: a call the user never saw.",
+               hint="Consent covers the call as the user was shown it: forward the arguments you passed ask_user, "
+                    "unchanged.",
+               more="Pass self.forward the arguments dict call was given, without adding, dropping or rewriting "
+                    "a key.")
+    else:
+        failed(f"The model proposed {proposal}, and the {server} server received it with the arguments {short(got)}.",
+               hint="Forward the arguments the model proposed, unchanged: the host routes a call, it does not "
+                    "rewrite it.")
+    return False
+
+
+def _refusal_says_why(host, name, text):
+    """Whether the text for a name route refuses gives the reason, and does not blame a user nobody asked."""
+    if NAMES_THE_USER.search(text) and DENIED_WORDS.search(text) and not NOT_ASKED.search(text):
+        failed(f"Your host refused {name}, which it cannot route, and told the model {short(text)!r}: the user "
+               "was never asked.",
+               hint="Tell the model why route refused (\"refused by the host: there is no server called 'drive'\"); "
+                    "a model told the user said no may ask the user again.")
+        return False
+    route = getattr(host, "route", None)
+    outcome = attempt(route, name) if callable(route) else None
+    reason = str(outcome.error).strip() if outcome is not None and outcome.error else ""
+    if (reason and reason in text) or name.partition("__")[0] in text:
+        return True
+    failed(f"Your host refused {name}, which it cannot route, and told the model {short(text)!r}: that does not "
+           "say why nothing was sent.",
+           hint="Return the reason Refused carries: except Refused as refusal: return f\"refused by the host: "
+                "{refusal}\".",
+           more="Catch Refused only: a broader except also hides your own bugs behind the same text.")
+    return False
 
 
 def _judged_elsewhere(host, name):
