@@ -6,6 +6,8 @@ Both tasks are pure functions, checked against tables of messages and URLs (no s
 The expected answers are the kit's host's (`mcpwire.apps_host`, `mcpwire.apps_csp`).
 """
 
+import copy
+
 from mcpwire.apps_csp import allows, build_policy
 
 from .attempt import attempt, missing
@@ -17,6 +19,7 @@ TOOLS = {
     "epoch_detail": {"name": "epoch_detail", "_meta": {"ui": {"resourceUri": VIEW_URI, "visibility": ["app"]}}},
     "score_night": {"name": "score_night", "_meta": {"ui": {"resourceUri": VIEW_URI, "visibility": ["model"]}}},
     "flag_epoch": {"name": "flag_epoch", "_meta": {"ui": {"resourceUri": VIEW_URI, "visibility": ["model", "app"]}}},
+    "archive_night": {"name": "archive_night", "_meta": {"ui": {"resourceUri": VIEW_URI, "visibility": []}}},
     "search_notes": {"name": "search_notes"},
 }
 
@@ -25,58 +28,138 @@ def call(name, request_id=5):
     return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {"name": name, "arguments": {}}}
 
 
-INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "ui/initialize",
-              "params": {"appCapabilities": {}, "appInfo": {"name": "v", "version": "1"}, "protocolVersion": "2026-01-26"}}
-SIZE = {"jsonrpc": "2.0", "method": "ui/notifications/size-changed", "params": {"width": 400, "height": 200}}
+def request(method, request_id, **params):
+    return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
 
-# (what the case is, message, initialized, expected): None = go on, "refuse" = any error, an int = that code.
+
+INITIALIZE = request("ui/initialize", 1, appCapabilities={}, appInfo={"name": "v", "version": "1"},
+                     protocolVersion="2026-01-26")
+SIZE = {"jsonrpc": "2.0", "method": "ui/notifications/size-changed", "params": {"width": 400, "height": 200}}
+REFUSE, EITHER = "refuse", "either"
+INVALID = (-32600,)
+
+# (what the case is, message, initialized, expected): None = go on, REFUSE = any error object, EITHER = go on or
+# refuse (but never raise), a tuple = an error with one of those codes.
 GATE_CASES = [
     ("ui/initialize before initialized", INITIALIZE, False, None),
     ("ping before initialized", {"jsonrpc": "2.0", "id": 2, "method": "ping"}, False, None),
     ("a size-changed notification before initialized", SIZE, False, None),
-    ("a tools/call before initialized", call("epoch_detail"), False, "refuse"),
-    ("a resources/read before initialized",
-     {"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": {"uri": VIEW_URI}}, False, "refuse"),
+    ("the View's answer to a host's ping before initialized", {"jsonrpc": "2.0", "id": "host-1", "result": {}}, False, None),
+    ("a tools/call before initialized", call("epoch_detail"), False, REFUSE),
+    ("a resources/read before initialized", request("resources/read", 3, uri=VIEW_URI), False, REFUSE),
+    ("a ui/open-link before initialized", request("ui/open-link", 4, url="https://example.com/"), False, REFUSE),
+    ("MCP's initialize (not ui/initialize) before initialized", request("initialize", 6), False, REFUSE),
+    ("a ui/open-link with id \"\" before initialized", request("ui/open-link", "", url="https://example.com/"), False, REFUSE),
     ("a tools/call of an app-only tool", call("epoch_detail"), True, None),
+    ("a tools/call of a tool visible to model and app", call("flag_epoch"), True, None),
     ("a tools/call of a tool with no visibility (the default is model and app)", call("show_hypnogram"), True, None),
     ("a tools/call of a tool with no _meta.ui at all", call("search_notes"), True, None),
-    ("a tools/call of a tool visible to model and app", call("flag_epoch"), True, None),
-    ("a tools/call of a model-only tool", call("score_night"), True, "refuse"),
+    ("a tools/call with a string id", call("epoch_detail", "call-7"), True, None),
+    ("a tools/call of a model-only tool", call("score_night"), True, REFUSE),
+    ("a tools/call of a tool whose visibility is []", call("archive_night"), True, REFUSE),
+    ("a tools/call of a model-only tool with id 0", call("score_night", 0), True, REFUSE),
+    ("a tools/call notification (no id) of a model-only tool",
+     {"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "score_night"}}, True, None),
+    ("a tools/call of a tool the server does not have", call("delete_everything"), True, EITHER),
+    ("a tools/call without params", {"jsonrpc": "2.0", "id": 9, "method": "tools/call"}, True, EITHER),
+    ("a tools/call whose name is a list", request("tools/call", 10, name=["epoch_detail"]), True, EITHER),
     ("the View's answer to the host's ui/resource-teardown", {"jsonrpc": "2.0", "id": 1, "result": {}}, True, None),
-    ("a message that is not an object", "tools/call", True, -32600),
-    ("a message without jsonrpc", {"id": 6, "method": "ping"}, True, -32600),
-    ("jsonrpc 1.0", {"jsonrpc": "1.0", "id": 6, "method": "ping"}, True, -32600),
-    ("an id that is true (a bool, not an integer)", {"jsonrpc": "2.0", "id": True, "method": "ping"}, True, -32600),
-    ("params that are a list", {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": ["epoch_detail"]}, True, -32600),
-    ("a method that is not a string", {"jsonrpc": "2.0", "id": 8, "method": 42}, True, -32600),
+    ("the View's error answer to a host's request",
+     {"jsonrpc": "2.0", "id": 2, "error": {"code": -32601, "message": "Method not found"}}, True, None),
+    ("a message that is not an object", "tools/call", True, INVALID),
+    ("a message without jsonrpc", {"id": 6, "method": "ping"}, True, INVALID),
+    ("jsonrpc 1.0", {"jsonrpc": "1.0", "id": 6, "method": "ping"}, True, INVALID),
+    ("jsonrpc 2.0 written as a number", {"jsonrpc": 2.0, "id": 6, "method": "ping"}, True, INVALID),
+    ("an id that is true (a bool, not an integer)", {"jsonrpc": "2.0", "id": True, "method": "ping"}, True, INVALID),
+    ("an id that is null", {**call("epoch_detail"), "id": None}, True, INVALID),
+    ("an id that is 1.5", {"jsonrpc": "2.0", "id": 1.5, "method": "ping"}, True, INVALID),
+    ("params that are a list", {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": ["epoch_detail"]}, True,
+     (-32600, -32602)),
+    ("a method that is not a string", {"jsonrpc": "2.0", "id": 8, "method": 42}, True, INVALID),
+    ("a response with both result and error",
+     {"jsonrpc": "2.0", "id": 1, "result": {}, "error": {"code": -32603, "message": "oops"}}, True, INVALID),
+    ("a response with neither result nor error", {"jsonrpc": "2.0", "id": 1}, True, INVALID),
+    ("an error answer whose error is not an object", {"jsonrpc": "2.0", "id": 1, "error": "boom"}, True, INVALID),
 ]
+NOT_INITIALIZED = "the host refuses every request but ui/initialize and ping until ui/notifications/initialized has come"
+A_FALSY_ID = ("an id of 0 or \"\" is still an id: a message is a request when \"id\" is in it, whatever its value "
+              "(test \"id\" in message, not message.get(\"id\"))")
 GATE_HINTS = {
     "ui/initialize before initialized": "before initialized the View may still initialize itself (and ping): that is how it gets there",
     "ping before initialized": "ping is allowed at any time",
     "a size-changed notification before initialized": "a notification is never answered, so it is never refused: "
                                                        "return None and, at most, ignore it",
-    "a tools/call before initialized": "the host refuses every request but ui/initialize and ping until "
-                                       "ui/notifications/initialized has come",
+    "the View's answer to a host's ping before initialized": "a response is never refused, initialized or not: it "
+                                                             "has no method and answers the host's own request",
+    "a tools/call before initialized": NOT_INITIALIZED,
     "a resources/read before initialized": "not only tools/call: every request but ui/initialize and ping waits for initialized",
+    "a ui/open-link before initialized": "not every ui/ method is allowed early: only ui/initialize and ping",
+    "MCP's initialize (not ui/initialize) before initialized": "compare the method with == against each allowed "
+                                                               "method: 'initialize' is inside the text 'ui/initialize' "
+                                                               "but is another method",
+    "a ui/open-link with id \"\" before initialized": A_FALSY_ID,
+    "a tools/call of a tool visible to model and app": "refuse only when \"app\" is missing from the visibility; "
+                                                       "\"model\" beside it changes nothing",
     "a tools/call of a model-only tool": "read the tool's _meta.ui.visibility: a View may call only tools whose "
                                          "visibility includes \"app\"",
+    "a tools/call of a tool whose visibility is []": "only a missing visibility means the default; a declared [] "
+                                                      "lacks \"app\", so the View may not call the tool",
+    "a tools/call of a model-only tool with id 0": A_FALSY_ID,
+    "a tools/call with a string id": "an id is a string or an integer",
+    "a tools/call notification (no id) of a model-only tool": "a notification is never answered, so it is never "
+                                                              "refused, whatever its method",
     "a tools/call of a tool with no visibility (the default is model and app)":
         "a missing visibility means [\"model\", \"app\"]",
     "a tools/call of a tool with no _meta.ui at all": "no _meta.ui means the default visibility, [\"model\", \"app\"]",
     "the View's answer to the host's ui/resource-teardown": "a response has no method; it answers the host's own request",
+    "the View's error answer to a host's request": "a response carries result or error; both are answers, never refused",
 }
-MALFORMED_HINT = ("JSON-RPC 2.0 calls a message that is not a valid Request an Invalid Request: -32600. Check the type "
-                  "of each member before you read it (an id is a string or an integer, and Python's True is an int)")
+MALFORMED_HINT = "JSON-RPC 2.0 calls a message that is not a valid Request an Invalid Request: -32600"
+MALFORMED_MORE = {
+    "an id that is true (a bool, not an integer)": "an id is a string or an integer, and Python's True is an int",
+    "an id that is null": "JSON-RPC 2.0 allows a null id; MCP does not: an id is a string or an integer",
+    "an id that is 1.5": "an id is a string or an integer; a float is neither",
+    "jsonrpc 2.0 written as a number": "jsonrpc must be the string \"2.0\"; the number 2.0 is not it",
+    "params that are a list": "JSON-RPC 2.0 allows params by position (a list); MCP requires params to be an "
+                              "object, so refuse with -32600 or -32602 (Invalid params)",
+    "a response with both result and error": "JSON-RPC 2.0: a response has result or error, never both",
+    "a response with neither result nor error": "JSON-RPC 2.0: a response has result or error; this has neither",
+    "an error answer whose error is not an object": "an error is an object with an integer code and a string message",
+}
+MALFORMED_DEFAULT_MORE = "check the type of each member before you read it"
+SHAPE_HINT = 'a refusal is the error object alone: {"code": <an int>, "message": <a str>}'
+
+
+def _shape_problem(answer):
+    """What keeps `answer` from being a JSON-RPC error object, or None if it is one."""
+    if not isinstance(answer, dict):
+        return f"it is a {type(answer).__name__}, not a dict"
+    if "error" in answer or "jsonrpc" in answer:
+        return "it is a whole response; return only its error object"
+    code, message = answer.get("code"), answer.get("message")
+    if isinstance(code, bool) or not isinstance(code, int):
+        return f"its code is {'missing' if code is None else f'a {type(code).__name__}'}, not an int"
+    if not isinstance(message, str):
+        return f"its message is {'missing' if message is None else f'a {type(message).__name__}'}, not a str"
+    return None
 
 
 def _gate_problem(case, answer, expected):
+    """(what is wrong, the hint) for the gate's answer to one case, or None if it is right."""
     if expected is None:
-        return None if answer is None else f"refused {case} with {shown(answer)}"
-    if not (isinstance(answer, dict) and isinstance(answer.get("code"), int) and not isinstance(answer.get("code"), bool)
-            and isinstance(answer.get("message"), str)):
-        return f"let {case} through (returned {shown(answer)}, not an error object {{'code': ..., 'message': ...}})"
-    if isinstance(expected, int) and answer["code"] != expected:
-        return f"refused {case} with code {answer['code']}, not {expected}"
+        return None if answer is None else (f"refused {case} with {shown(answer)}", GATE_HINTS.get(case))
+    if answer is None:
+        if expected == EITHER:
+            return None
+        hint = MALFORMED_HINT if isinstance(expected, tuple) else GATE_HINTS.get(case)
+        return f"let {case} through (returned None)", hint
+    shape = _shape_problem(answer)
+    if shape:
+        return (f"refused {case} with {shown(answer)}, which is not an error object {{'code': ..., 'message': ...}}: "
+                f"{shape}", SHAPE_HINT)
+    if isinstance(expected, tuple) and answer["code"] not in expected:
+        wanted = " or ".join(str(code) for code in expected)
+        return f"refused {case} with code {answer['code']}, not {wanted}", MALFORMED_HINT
     return None
 
 
@@ -86,20 +169,23 @@ def check_view_gate(view_gate):
         not_done("write view_gate(message, initialized, tools)")
         return
     for case, message, initialized, expected in GATE_CASES:
-        outcome = attempt(view_gate, message, initialized, dict(TOOLS))
+        # Copies, so a gate that changes what it is given cannot change the next case or the next run.
+        outcome = attempt(view_gate, copy.deepcopy(message), initialized, copy.deepcopy(TOOLS))
         if outcome.not_done:
             not_done("view_gate still raises NotImplementedError")
             return
         if outcome.error is not None:
             failed(f"view_gate raised {outcome.error_text} for {case} (initialized={initialized})",
-                   hint="a View is untrusted: every member may be missing or of the wrong type; read with isinstance "
-                        "and .get, never assume")
+                   hint="a View is untrusted: every member may be missing or of the wrong type, and a tool name "
+                        "may be one the server does not have; read with isinstance and .get, never assume",
+                   more=f"the message was {shown(message)}")
             return
         problem = _gate_problem(case, outcome.value, expected)
         if problem:
-            hint = MALFORMED_HINT if expected == -32600 else GATE_HINTS.get(case)
-            failed(f"Your gate {problem} (initialized={initialized}).", hint=hint,
-                   more=f"the message was {shown(message)}")
+            what, hint = problem
+            more = MALFORMED_MORE.get(case, MALFORMED_DEFAULT_MORE) if hint == MALFORMED_HINT else None
+            more = f"{more}; the message was {shown(message)}" if more else f"the message was {shown(message)}"
+            failed(f"Your gate {what} (initialized={initialized}).", hint=hint, more=more)
             return
     passed(f"Your gate answered all {len(GATE_CASES)} View messages as a host must.")
 

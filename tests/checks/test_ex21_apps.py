@@ -14,18 +14,33 @@ BEFORE_INITIALIZED = ("ui/initialize", "ping")
 
 # --- task 1 · view_gate -------------------------------------------------------------------------------------
 
+def lacks_app(seen):
+    return "app" not in seen
+
+
+def valid_response(message):
+    error = message.get("error")
+    if ("result" in message) == ("error" in message):
+        return False
+    return "result" in message or (isinstance(error, dict) and isinstance(error.get("message"), str)
+                                   and isinstance(error.get("code"), int) and not isinstance(error.get("code"), bool))
+
+
 def gate(*, malformed_code=-32600, allowed_before=BEFORE_INITIALIZED, default_visibility=("model", "app"),
-         wanted="app", strict_id=True, checks_params=True, crashes_on_text=False, answers_notifications=False):
+         refuses=lacks_app, id_types=(str, int), strict_id=True, checks_params=True, crashes_on_text=False,
+         answers_notifications=False, empty_means_default=False, jsonrpc_as_text=False, response=valid_response):
     def view_gate(message, initialized, tools):
         if crashes_on_text:
             method = message.get("method")
-        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        if not isinstance(message, dict):
+            return {"code": malformed_code, "message": "Invalid Request"}
+        if (str(message.get("jsonrpc")) if jsonrpc_as_text else message.get("jsonrpc")) != "2.0":
             return {"code": malformed_code, "message": "Invalid Request"}
         identifier = message.get("id")
-        if "id" in message and (not isinstance(identifier, (str, int)) or (strict_id and isinstance(identifier, bool))):
+        if "id" in message and (not isinstance(identifier, id_types) or (strict_id and isinstance(identifier, bool))):
             return {"code": malformed_code, "message": "Invalid Request"}
         if "method" not in message:
-            return None
+            return None if "id" in message and response(message) else {"code": malformed_code, "message": "Invalid Request"}
         method = message["method"]
         if not isinstance(method, str) or (checks_params and not isinstance(message.get("params", {}), dict)):
             return {"code": malformed_code, "message": "Invalid Request"}
@@ -34,9 +49,11 @@ def gate(*, malformed_code=-32600, allowed_before=BEFORE_INITIALIZED, default_vi
         if not initialized and method not in allowed_before:
             return {"code": -32000, "message": "not initialized"}
         if method == "tools/call":
-            tool = tools.get((message.get("params") or {}).get("name"), {})
-            seen = ((tool.get("_meta") or {}).get("ui") or {}).get("visibility") or list(default_visibility)
-            if wanted not in seen:
+            name = (message.get("params") or {}).get("name")
+            tool = tools.get(name, {}) if isinstance(name, str) else {}
+            ui = (tool.get("_meta") or {}).get("ui") or {}
+            seen = (ui.get("visibility") or None) if empty_means_default else ui.get("visibility")
+            if refuses(list(default_visibility) if seen is None else seen):
                 return {"code": -32000, "message": "not visible to apps"}
         return None
     return view_gate
@@ -47,13 +64,19 @@ def gate_on_the_kit(message, initialized, tools):
     problem = malformed(message)
     if problem:
         return {"code": -32600, "message": f"Invalid Request: {problem}"}
+    # malformed() lets any error member through, and visibility() reads [] as the default: look at both here.
+    if "error" in message and not (isinstance(message["error"], dict) and isinstance(message["error"].get("code"), int)
+                                   and isinstance(message["error"].get("message"), str)):
+        return {"code": -32600, "message": "Invalid Request: error must be an object with code and message"}
     if "method" not in message or "id" not in message:
         return None
     if not initialized and message["method"] not in ("ui/initialize", "ping"):
         return {"code": -32002, "message": "wait for ui/notifications/initialized"}
     if message["method"] == "tools/call":
         name = (message.get("params") or {}).get("name")
-        if name in tools and "app" not in visibility(tools[name]):
+        tool = tools.get(name) if isinstance(name, str) else None
+        declared = ((tool or {}).get("_meta") or {}).get("ui", {}).get("visibility")
+        if tool and "app" not in (visibility(tool) if declared is None else declared):
             return {"code": -32603, "message": f"{name} is model-only"}
     return None
 
@@ -66,22 +89,106 @@ def gate_with_match(message, initialized, tools):
         case {"jsonrpc": "2.0", "method": str(method), "id": str() | int(), **rest} if isinstance(rest.get("params", {}), dict):
             if not initialized and method not in ("ui/initialize", "ping"):
                 return {"code": -32000, "message": "too early"}
-            if method == "tools/call":
-                ui = (tools.get(rest.get("params", {}).get("name")) or {}).get("_meta", {}).get("ui", {})
-                if "app" not in ui.get("visibility", ["model", "app"]):
+            match method, rest.get("params", {}).get("name"):
+                case "tools/call", str(name) if "app" not in (tools.get(name) or {}).get("_meta", {}).get("ui", {}).get(
+                        "visibility", ["model", "app"]):
                     return {"code": -32000, "message": "not for apps"}
             return None
         case {"jsonrpc": "2.0", "method": str(), **rest} if "id" not in rest and isinstance(rest.get("params", {}), dict):
             return None
-        case {"jsonrpc": "2.0", "id": str() | int(), "result": _}:
+        case {"jsonrpc": "2.0", "id": str() | int(), "result": _, **rest} if "error" not in rest:
+            return None
+        case {"jsonrpc": "2.0", "id": str() | int(), "error": {"code": int(), "message": str()}, **rest} if "result" not in rest:
             return None
         case _:
             return {"code": -32600, "message": "Invalid Request"}
 
 
-@pytest.mark.parametrize("right", [gate(), gate_on_the_kit, gate_with_match], ids=["plain", "on mcpwire", "match"])
+def gate_that_refuses_what_it_cannot_look_up(message, initialized, tools):
+    """A right answer that refuses more: -32602 for params by position and for a tools/call naming no known tool."""
+    refusal = gate()(message, initialized, tools)
+    if isinstance(message, dict) and isinstance(message.get("params"), list) and "method" in message:
+        return {"code": -32602, "message": "Invalid params: MCP's params is an object"}
+    if refusal is None and "id" in message and message.get("method") == "tools/call":
+        name = (message.get("params") or {}).get("name")
+        if not isinstance(name, str) or name not in tools:
+            return {"code": -32602, "message": f"Unknown tool: {name!r}"}
+    return refusal
+
+
+def gate_that_edits_what_it_is_given(message, initialized, tools):
+    """A right answer that takes the name out of params and fills in each tool's default visibility as it reads."""
+    params = message.get("params") if isinstance(message, dict) else None
+    if isinstance(params, dict) and isinstance(params.get("name"), str) and params["name"] in tools:
+        ui = tools[params["name"]].setdefault("_meta", {}).setdefault("ui", {})
+        ui.setdefault("visibility", ["model", "app"])
+        refusal = gate()(message, initialized, tools)
+        params.pop("name")
+        return refusal
+    return gate()(message, initialized, tools)
+
+
+RIGHT_GATES = [("plain", gate()), ("on mcpwire", gate_on_the_kit), ("match", gate_with_match),
+               ("refuses what it cannot look up", gate_that_refuses_what_it_cannot_look_up),
+               ("edits what it is given", gate_that_edits_what_it_is_given)]
+
+
+@pytest.mark.parametrize("right", [r for _, r in RIGHT_GATES], ids=[n for n, _ in RIGHT_GATES])
 def test_right_gates_pass(verdict, right):
     assert verdict(apps.check_view_gate, right).startswith(f"✓ Your gate answered all {len(apps.GATE_CASES)}")
+
+
+def test_a_gate_that_edits_its_arguments_passes_twice_in_one_kernel(verdict):
+    for _ in range(2):
+        assert verdict(apps.check_view_gate, gate_that_edits_what_it_is_given).startswith("✓ ")
+    assert "visibility" not in apps.TOOLS["show_hypnogram"]["_meta"]["ui"]
+
+
+def with_refusal(change):
+    """The right gate, with each refusal it returns passed through `change` (a refusal of the wrong shape)."""
+    def view_gate(message, initialized, tools):
+        refusal = gate()(message, initialized, tools)
+        return refusal if refusal is None else change(refusal, message)
+    return view_gate
+
+
+def reads_a_falsy_id_as_a_notification(message, initialized, tools):
+    if isinstance(message, dict) and "method" in message and not message.get("id"):
+        return None  # has_id = bool(message.get("id"))
+    return gate()(message, initialized, tools)
+
+
+def reads_a_null_id_as_a_notification(message, initialized, tools):
+    if isinstance(message, dict) and "method" in message and message.get("id") is None:
+        return None  # has_id = message.get("id") is not None
+    return gate()(message, initialized, tools)
+
+
+def lets_every_ui_method_in_early(message, initialized, tools):
+    early = isinstance(message, dict) and str(message.get("method", "")).startswith("ui/")
+    return gate()(message, initialized or early, tools)
+
+
+def refuses_answers_before_initialized(message, initialized, tools):
+    if not initialized and isinstance(message, dict) and "method" not in message:
+        return {"code": -32000, "message": "not initialized"}
+    return gate()(message, initialized, tools)
+
+
+def applies_visibility_to_notifications(message, initialized, tools):
+    if isinstance(message, dict) and "id" not in message and message.get("method") == "tools/call":
+        return gate()({**message, "id": 0}, initialized, tools)
+    return gate()(message, initialized, tools)
+
+
+def looks_the_tool_up(read_name):
+    """The right gate, after it has read the tool the way `read_name(message, tools)` does."""
+    def view_gate(message, initialized, tools):
+        refusal = gate()(message, initialized, tools)
+        if refusal is None and isinstance(message, dict) and message.get("method") == "tools/call" and "id" in message:
+            read_name(message, tools)
+        return refusal
+    return view_gate
 
 
 GATE_WRONG = [
@@ -89,7 +196,8 @@ GATE_WRONG = [
                                                                         "how it gets there"]),
     ("forgets ping", gate(allowed_before=("ui/initialize",)), ["refused ping before initialized"]),
     ("answers notifications", gate(answers_notifications=True), ["refused a size-changed notification", "never answered"]),
-    ("reads visibility the wrong way round", gate(wanted="model"), ["refused a tools/call of an app-only tool"]),
+    ("reads visibility the wrong way round", gate(refuses=lambda seen: "model" not in seen),
+     ["refused a tools/call of an app-only tool"]),
     ("treats a missing visibility as model-only", gate(default_visibility=("model",)),
      ["refused a tools/call of a tool with no visibility", "[\"model\", \"app\"]"]),
     ("treats a missing visibility as app-only only for _meta.ui tools", gate(default_visibility=()),
@@ -100,6 +208,42 @@ GATE_WRONG = [
      ["refused a message that is not an object with code -32000, not -32600", "-32600"]),
     ("crashes on a message that is not an object", gate(crashes_on_text=True),
      ["raised AttributeError", "for a message that is not an object", "untrusted"]),
+    # found by a blind learner run: each of these got ✓
+    ("reads id 0 or \"\" as no id", reads_a_falsy_id_as_a_notification,
+     ["let a ui/open-link with id \"\" before initialized through", "\"id\" in message"]),
+    ("reads a null id as no id", reads_a_null_id_as_a_notification,
+     ["let an id that is null through", "-32600", "MCP does not"]),
+    ("lets every ui/ request in before initialized", lets_every_ui_method_in_early,
+     ["let a ui/open-link before initialized through", "only ui/initialize and ping"]),
+    ("tests the method against one text", gate(allowed_before="ui/initialize ping"),
+     ["let MCP's initialize (not ui/initialize) before initialized through", "compare the method with =="]),
+    ("refuses only exactly [\"model\"]", gate(refuses=lambda seen: seen == ["model"]),
+     ["let a tools/call of a tool whose visibility is [] through", "a declared [] lacks \"app\""]),
+    ("reads visibility [] as the default", gate(empty_means_default=True),
+     ["let a tools/call of a tool whose visibility is [] through"]),
+    ("refuses a tool when \"model\" is in its visibility", gate(refuses=lambda seen: "model" in seen),
+     ["refused a tools/call of a tool visible to model and app", "refuse only when \"app\" is missing"]),
+    ("accepts an id that is a float", gate(id_types=(str, int, float)), ["let an id that is 1.5 through", "a float"]),
+    ("refuses string ids", gate(id_types=(int,)), ["refused the View's answer to a host's ping", "never refused"]),
+    ("accepts jsonrpc 2.0 as a number", gate(jsonrpc_as_text=True),
+     ["let jsonrpc 2.0 written as a number through", "the string \"2.0\""]),
+    ("refuses the View's answers before initialized", refuses_answers_before_initialized,
+     ["refused the View's answer to a host's ping before initialized", "a response is never refused"]),
+    ("accepts both result and error", gate(response=lambda m: "result" in m or "error" in m),
+     ["let a response with both result and error through", "never both"]),
+    ("accepts a response with neither result nor error", gate(response=lambda m: not ("result" in m and "error" in m)),
+     ["let a response with neither result nor error through", "this has neither"]),
+    ("does not look inside error", gate(response=lambda m: ("result" in m) != ("error" in m)),
+     ["let an error answer whose error is not an object through", "an integer code and a string message"]),
+    ("refuses a model-only tools/call notification", applies_visibility_to_notifications,
+     ["refused a tools/call notification (no id) of a model-only tool", "never refused, whatever its method"]),
+    ("indexes tools by the name", looks_the_tool_up(lambda message, tools: tools[message["params"]["name"]]),
+     ["view_gate raised KeyError: 'delete_everything' for a tools/call of a tool the server does not have",
+      "untrusted", "the server does not have"]),
+    ("indexes the message for params", looks_the_tool_up(lambda message, tools: tools.get(message["params"]["name"])),
+     ["view_gate raised KeyError: 'params' for a tools/call without params", "untrusted"]),
+    ("looks a list up in tools", looks_the_tool_up(lambda message, tools: tools.get((message.get("params") or {}).get("name"))),
+     ["view_gate raised TypeError: unhashable type: 'list' for a tools/call whose name is a list"]),
 ]
 
 
@@ -116,12 +260,32 @@ def test_a_gate_that_lets_calls_through_before_initialized_fails(verdict):
     assert out.startswith("✗ Your gate let a tools/call before initialized through") and "ui/initialize and ping" in out
 
 
-def test_a_gate_that_returns_a_bare_string_fails(verdict):
-    def says_no(message, initialized, tools):
-        refusal = gate()(message, initialized, tools)
-        return refusal and refusal["message"]
-    out = verdict(apps.check_view_gate, says_no)
-    assert "not an error object" in out
+class Unprintable:
+    def __repr__(self):
+        raise RuntimeError("no repr")
+
+
+REFUSAL_SHAPES = [
+    ("a bare string", lambda refusal, message: refusal["message"], "it is a str, not a dict"),
+    ("a whole response", lambda refusal, message: {"jsonrpc": "2.0", "id": message.get("id"), "error": refusal},
+     "it is a whole response; return only its error object"),
+    ("code as a string", lambda refusal, message: {**refusal, "code": str(refusal["code"])}, "its code is a str, not an int"),
+    ("code True", lambda refusal, message: {**refusal, "code": True}, "its code is a bool, not an int"),
+    ("code as a float", lambda refusal, message: {**refusal, "code": float(refusal["code"])}, "its code is a float"),
+    ("no message", lambda refusal, message: {"code": refusal["code"]}, "its message is missing, not a str"),
+    ("message None", lambda refusal, message: {**refusal, "message": None}, "its message is missing"),
+    ("a list", lambda refusal, message: [refusal["code"], refusal["message"]], "it is a list, not a dict"),
+    ("an object whose repr raises", lambda refusal, message: Unprintable(),
+     "a Unprintable whose repr raised RuntimeError"),
+]
+
+
+@pytest.mark.parametrize("change, phrase", [(c, p) for _, c, p in REFUSAL_SHAPES], ids=[n for n, _, _ in REFUSAL_SHAPES])
+def test_a_refusal_of_the_wrong_shape_is_named_not_called_a_pass(verdict, change, phrase):
+    out = verdict(apps.check_view_gate, with_refusal(change))
+    assert out.startswith("✗ Your gate refused a tools/call before initialized with "), out
+    assert "not an error object" in out and phrase in out and '{"code": <an int>, "message": <a str>}' in out, out
+    assert "let " not in out.splitlines()[0], out
 
 
 def test_gate_stub(verdict):
