@@ -1,10 +1,14 @@
 """Check for exercise 22: a report on a server no one here wrote (its era, hints, error style and list cost).
 
-The check runs the learner's report(command) against four servers: the lab, the reference time and git
-servers (SDK 2.3.0) and the legacy time server (SDK 1.30.0, in .venv-legacy/), and compares it with what
-the check itself reads from the same servers (once per kernel: nothing a report does changes them).
+The check runs the learner's report(command) against five servers: the lab, the reference time and git
+servers (SDK 2.3.0), the legacy time server (SDK 1.30.0, in .venv-legacy/) and the check's own bakery
+(ex22_bakery, 2025-11-25, built to tell apart what the four real servers answer alike), and compares it with
+what the check itself reads from the same servers (once per kernel: nothing a report does changes them). From
+the bakery it also reads the frames the report sent: the handshake, bare requests after it, and the call made
+without arguments, which the returned dict alone cannot show.
 """
 
+import json
 import os
 import subprocess
 import sys
@@ -16,8 +20,9 @@ from pathlib import Path
 from mcpwire import frames
 from mcpwire.costs import count_tokens
 from mcpwire.stdio import StdioWire
+from . import ex22_bakery as bakery
 from .attempt import attempt, missing
-from .verdict import failed, not_done, passed, shown
+from .verdict import failed, not_done, passed, short, shown
 
 MODERN, LEGACY = frames.PROTOCOL_VERSION, frames.LEGACY_PROTOCOL_VERSION
 MODERN_ERRORS = {-32020, -32021, -32022}
@@ -29,20 +34,39 @@ KEYS = ("era", "hints", "unknown_tool", "bad_arguments", "tools_list")
 LEGACY_PYTHON = Path(os.environ.get("MCP_LEGACY_PYTHON") or Path(__file__).resolve().parents[1] / ".venv-legacy" / "bin" / "python")
 REPORT_GUARD_S = 120  # four servers start cold on a busy machine; a report that takes longer is stuck
 ZONE = ["--local-timezone", "Etc/UTC"]
+BAKERY = "bakery"
+ENVELOPE_KEYS = (frames.PROTOCOL_VERSION_KEY, frames.CLIENT_INFO_KEY, frames.CLIENT_CAPABILITIES_KEY)
 
 
 @contextmanager
 def field_trip_servers():
-    """name -> command of the four servers; the git server's repository is a throwaway one, removed afterwards."""
+    """name -> command of the five servers; the git server's repository and the frames the bakery received are
+    kept in a throwaway folder, removed afterwards (the bakery's folder is its command's last part)."""
     with tempfile.TemporaryDirectory(prefix="field-trip-") as folder:
-        repo = Path(folder) / "repo"
+        repo, received = Path(folder) / "repo", Path(folder) / "bakery-received"
         subprocess.run(["git", "init", "--quiet", str(repo)], check=True, capture_output=True)
+        received.mkdir()
         yield {
             "lab": [sys.executable, "-m", "labserver"],
             "time": [sys.executable, "-m", "mcp_server_time", *ZONE],
             "git": [sys.executable, "-m", "mcp_server_git", "--repository", str(repo)],
             "legacy time": [str(LEGACY_PYTHON), "-m", "mcp_server_time", *ZONE],
+            BAKERY: [sys.executable, bakery.__file__, str(received)],
         }
+
+
+def sessions_received(command):
+    """The messages the bakery started by command received, one list per process, in the order they came."""
+    sessions = []
+    for path in sorted(Path(command[-1]).glob("*.jsonl")):
+        messages = []
+        for line in path.read_bytes().splitlines():
+            try:
+                messages.append(json.loads(line))
+            except ValueError:  # a line that is not JSON gets -32700; what the report makes of it shows elsewhere
+                continue
+        sessions.append([message for message in messages if isinstance(message, dict)])
+    return sessions
 
 
 def error_style(reply):
@@ -53,7 +77,7 @@ def error_style(reply):
 
 
 def reference_report(command):
-    """What the check reads from the server itself: the right report."""
+    """What the check reads from the server itself: the right report, and the reply's length in characters (for a hint)."""
     with StdioWire(command, timeout=30) as wire:
         discover = wire.request("server/discover")
         modern = (discover.ok and "resultType" in discover.result) or discover.code in MODERN_ERRORS
@@ -75,7 +99,7 @@ def reference_report(command):
         unknown = call("tools/call", {"name": "no_such_tool", "arguments": {}})
         bad = call("tools/call", {"name": needy, "arguments": {}})
     return {"era": MODERN if modern else LEGACY, "hints": hints, "unknown_tool": error_style(unknown),
-            "bad_arguments": error_style(bad), "tools_list": cost}
+            "bad_arguments": error_style(bad), "tools_list": cost, "characters": len(listing.text) + 1}
 
 
 @lru_cache(maxsize=1)
@@ -86,7 +110,7 @@ def reference_reports():
 
 
 def check_server_report(report):
-    """report(command) must describe each of the four servers as the check reads it."""
+    """report(command) must describe each of the five servers as the check reads it, and speak each one's era."""
     if missing(report):
         not_done("define report(command) first.")
         return
@@ -107,14 +131,17 @@ def check_server_report(report):
             if outcome.error:
                 failed(f"report raised {outcome.error_text} for the {name} server.", hint=crash_hint(name))
                 return
-            if not judge(name, outcome.value, reference_reports()[name]):
+            sent = sessions_received(command) if name == BAKERY else None
+            if not judge(name, outcome.value, reference_reports()[name], sent):
                 return
-    passed("report is right on all four servers: the era each speaks, every hint declared or left to the spec's "
-           "worst-case default, how each answers an unknown tool and bad arguments, and what its tools/list costs.")
+    passed("report is right on all five servers: the era each speaks, every hint declared or left to the spec's "
+           "worst-case default, how each answers an unknown tool and bad arguments, and what its tools/list costs; "
+           "the bakery got the handshake, bare requests after it and a call without arguments.")
 
 
-def judge(name, said, right):
-    """Print the first difference between the learner's report and the right one; True when there is none."""
+def judge(name, said, right, sent=None):
+    """Print the first difference between the learner's report (and the frames it sent) and the right one; True when
+    there is none. Frames come before the error styles: a call made wrongly makes its style wrong too."""
     if not isinstance(said, dict) or set(said) != set(KEYS):
         failed(f"report returned {shown(said, 120)} for the {name} server; return a dict with exactly the keys "
                f"{', '.join(KEYS)}.")
@@ -123,8 +150,76 @@ def judge(name, said, right):
         failed(f"report says the {name} server speaks {shown(said['era'])}; it speaks {right['era']!r}.",
                hint=era_hint(name, right["era"]))
         return False
+    if sent is not None and not (judge_handshake(name, sent) and judge_bad_call(name, sent)):
+        return False
     return judge_hints(name, said["hints"], right["hints"]) and judge_errors(name, said, right) and \
-        judge_cost(name, said["tools_list"], right["tools_list"])
+        judge_cost(name, said["tools_list"], right)
+
+
+def judge_handshake(name, sessions):
+    """Each process of a 2025-11-25 server gets initialize, then notifications/initialized, then bare requests."""
+    lifecycle = "https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization"
+    for messages in sessions:
+        initialize_sent = initialized_sent = False
+        for message in messages:
+            method = message.get("method")
+            if method == "initialize":
+                initialize_sent = True
+            elif method == "notifications/initialized":
+                initialized_sent = initialize_sent
+            elif "id" not in message or (method == "server/discover" and not initialize_sent):
+                continue  # another notification, or the probe
+            elif not initialize_sent:
+                failed(f"report sent {shown(method)} to the {name} server without the handshake; a 2025-11-25 server "
+                       "expects initialize, then notifications/initialized, before any other request.",
+                       hint="After the probe falls back, send initialize and notifications/initialized on the same process.")
+                return False
+            elif not initialized_sent:
+                failed(f"report sent {shown(method)} to the {name} server after initialize but without "
+                       "notifications/initialized first; in 2025-11-25 the client MUST send it once initialize "
+                       f"succeeds ({lifecycle}).",
+                       hint="Send frames.legacy_initialized() right after the initialize reply, before tools/list.")
+                return False
+            elif envelope_keys(message):
+                failed(f"report sent {shown(method)} to the {name} server with the 2026-07-28 envelope "
+                       f"({', '.join(envelope_keys(message))} in params._meta) after the 2025-11-25 handshake.",
+                       hint="Speak the era the probe found from then on: after the handshake a request is bare "
+                            "(frames.legacy_request), not wire.request, which adds the envelope.")
+                return False
+    return True
+
+
+def envelope_keys(message):
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return [key for key in ENVELOPE_KEYS if key in meta] if isinstance(meta, dict) else []
+
+
+def judge_bad_call(name, sessions):
+    """The bad-arguments call goes to the first tool with required properties, with no arguments ({} or none)."""
+    calls = [message["params"] for messages in sessions for message in messages
+             if message.get("method") == "tools/call" and "id" in message and isinstance(message.get("params"), dict)
+             and message["params"].get("name") in bakery.TOOL_NAMES]
+    needy = bakery.FIRST_REQUIRING
+    if any(call["name"] == needy and call.get("arguments", {}) == {} for call in calls):
+        return True
+    to_needy = [call for call in calls if call["name"] == needy]
+    if to_needy:
+        sent = to_needy[0]["arguments"]
+        failed(f"report called {needy} on the {name} server with arguments {short(sent, 100)}; the task asks "
+               "for a call with no arguments at all.",
+               hint=("null is not \"no arguments\": arguments is an object when it is there. " if sent is None else "")
+               + "Send \"arguments\": {} (or leave the key out), so the reply shows how the server answers a "
+                 "missing required argument.")
+        return False
+    called = sorted({call["name"] for call in calls})
+    first = bakery.TOOL_NAMES[0]
+    failed(f"report's call without arguments on the {name} server went to {', '.join(called) or 'none of its tools'}; "
+           f"the first tool whose inputSchema has required properties is {needy}.",
+           hint=(f"{first} comes first but requires nothing" if first in called else
+                 f"{', '.join(called) or 'no tool'} is not the first one with required properties in tools/list")
+           + ": take the first tool, in the list's order, whose inputSchema has a non-empty required list.")
+    return False
 
 
 def judge_hints(name, said, right):
@@ -157,14 +252,15 @@ def judge_errors(name, said, right):
 
 
 def judge_cost(name, said, right):
-    right_bytes, right_tokens = right
-    if not isinstance(said, (tuple, list)) or len(said) != 2:
-        failed(f"report's tools_list for the {name} server is {shown(said)}; give (bytes, tokens) of the reply.")
+    right_bytes, right_tokens = right["tools_list"]
+    if not isinstance(said, tuple) or len(said) != 2:
+        kind = "a list" if isinstance(said, list) else shown(said)
+        failed(f"report's tools_list for the {name} server is {kind}; give a tuple (bytes, tokens) of the reply.")
         return False
     given_bytes, given_tokens = said
     if given_bytes != right_bytes:
         failed(f"report says the {name} server's tools/list reply is {shown(given_bytes)} bytes; "
-               f"it is {right_bytes} on the wire, newline included.", hint=bytes_hint(given_bytes, right_bytes))
+               f"it is {right_bytes} on the wire, newline included.", hint=bytes_hint(given_bytes, right))
         return False
     if given_tokens != right_tokens:
         failed(f"report says the {name} server's tools/list reply is {shown(given_tokens)} tokens; "
@@ -176,10 +272,15 @@ def judge_cost(name, said, right):
 
 
 def describe(style):
+    if style == "result":
+        return "a result not marked isError"
     return "a result marked isError" if style == "isError" else f"the JSON-RPC error {style}"
 
 
 def crash_hint(name):
+    if name == BAKERY:
+        return ("The bakery is not the lab: it speaks only 2025-11-25, its first tool has no required list and its "
+                "last no annotations, and it may answer a call with a JSON-RPC error. Read optional fields with .get().")
     if name == "legacy time":
         return ("The legacy server is not the lab: its results carry no resultType, its tools no annotations "
                 "and no outputSchema, and it wants the handshake before tools/list. Read optional fields with .get().")
@@ -187,6 +288,10 @@ def crash_hint(name):
 
 
 def era_hint(name, era):
+    if name == BAKERY:
+        return ("This server answers server/discover with an empty result, as it answers any method it does not "
+                "know: a result, but not a DiscoverResult. Every 2026-07-28 result carries resultType; only a result "
+                "with it, or -32020, -32021 or -32022, means 2026-07-28.")
     if era == LEGACY:
         return ("This server answers server/discover with -32602, not -32601: a legacy server may answer with any "
                 "error, or not at all. Only a result with resultType, or -32020, -32021 or -32022, means 2026-07-28.")
@@ -203,6 +308,9 @@ def hint_hint(hint, given):
 
 
 def error_hint(given, right):
+    if right == "result":
+        return ("This server answered with a result whose isError is false: report \"result\". Read the isError "
+                "value (reply.is_tool_error), not whether the word is somewhere in the reply.")
     if right == "isError":
         return ("Not every error is a JSON-RPC error: this server answered with a result whose isError is true "
                 "(reply.is_tool_error). Report \"isError\" for that.")
@@ -212,6 +320,10 @@ def error_hint(given, right):
 
 
 def bytes_hint(given, right):
-    if given == right - 1:
+    right_bytes, characters = right["tools_list"][0], right["characters"]
+    if given == characters and characters != right_bytes:
+        return ("That is its length in characters: this reply has letters outside ASCII (ä, ö, €), which take two or "
+                "three bytes each in UTF-8. Count bytes (the exchange's bytes_down, or len of the encoded text).")
+    if given == right_bytes - 1:
         return "One short: on stdio the newline that ends the line is on the wire too (the exchange's bytes_down has it)."
     return "Measure the reply as it crossed the wire (the last exchange's bytes_down), not a copy made with json.dumps."

@@ -7,7 +7,7 @@ import subprocess
 import pytest
 
 import checks
-from checks.ex22_field_trip import DEFAULTS, reference_reports
+from checks.ex22_field_trip import DEFAULTS, field_trip_servers, judge_handshake, reference_reports
 from mcpwire import StdioWire, count_tokens, frames
 
 pytestmark = pytest.mark.slow  # every report starts four servers, one of them the lab
@@ -18,27 +18,35 @@ def style(reply):
     return reply.code if reply.error else ("isError" if reply.is_tool_error else "result")
 
 
+def first_requiring(tools):
+    return next(tool for tool in tools if tool["inputSchema"].get("required"))
+
+
 def report_with(command, *, fallback=lambda reply: not reply.ok or "resultType" not in reply.result,
+                handshake=("initialize", "notifications/initialized"), bare=True,
                 hint=lambda tool, name, default: tool.get("annotations", {}).get(name, default),
+                pick=first_requiring, bad_call=lambda tool: {"name": tool["name"], "arguments": {}},
                 error_style=style, cost=lambda wire, listing: (wire.transcript[-1].bytes_down, count_tokens(listing.text))):
     """The right report, with one step swapped for the variant a test is about."""
     with StdioWire(command, timeout=30) as wire:
         legacy = fallback(wire.request("server/discover"))
-        if legacy:
+        if legacy and "initialize" in handshake:
             wire.send(frames.legacy_initialize(id=wire.next_id))
+        if legacy and "notifications/initialized" in handshake:
             wire.send(frames.legacy_initialized())
 
         def call(method, params=None):
-            return wire.send(frames.legacy_request(method, params, id=wire.next_id)) if legacy else wire.request(method, params)
+            if legacy and bare:
+                return wire.send(frames.legacy_request(method, params, id=wire.next_id))
+            return wire.request(method, params)
 
         listing = call("tools/list")
         tools_list = cost(wire, listing)
         tools = listing.result["tools"]
-        needy = next(tool["name"] for tool in tools if tool["inputSchema"].get("required"))
         return {"era": "2025-11-25" if legacy else "2026-07-28",
                 "hints": {tool["name"]: {name: hint(tool, name, default) for name, default in DEFAULTS.items()} for tool in tools},
                 "unknown_tool": error_style(call("tools/call", {"name": "no_such_tool", "arguments": {}})),
-                "bad_arguments": error_style(call("tools/call", {"name": needy, "arguments": {}})),
+                "bad_arguments": error_style(call("tools/call", bad_call(pick(tools)))),
                 "tools_list": tools_list}
 
 
@@ -83,14 +91,28 @@ def report_by_hand(command):
 def test_the_reference_reads_each_server_as_the_lesson_shows_it():
     reports = reference_reports()
     assert {name: report["era"] for name, report in reports.items()} == {
-        "lab": "2026-07-28", "time": "2026-07-28", "git": "2026-07-28", "legacy time": "2025-11-25"}
+        "lab": "2026-07-28", "time": "2026-07-28", "git": "2026-07-28", "legacy time": "2025-11-25", "bakery": "2025-11-25"}
     assert {name: report["unknown_tool"] for name, report in reports.items()} == {
-        "lab": "isError", "time": -32602, "git": -32602, "legacy time": "isError"}
+        "lab": "isError", "time": -32602, "git": -32602, "legacy time": "isError", "bakery": "result"}
     assert all(hints == DEFAULTS for hints in reports["legacy time"]["hints"].values())
 
 
+def test_the_bakery_tells_apart_what_the_real_servers_answer_alike():
+    # Its first tool requires nothing, and its two tools with required properties answer a bare call differently.
+    with field_trip_servers() as servers, StdioWire(servers["bakery"], timeout=30) as wire:
+        assert wire.request("server/discover").result == {}
+        wire.send(frames.legacy_initialize(id=wire.next_id))
+        wire.send(frames.legacy_initialized())
+        listing = wire.send(frames.legacy_request("tools/list", id=wire.next_id))
+        listing_bytes = wire.transcript[-1].bytes_down
+        answers = [style(wire.send(frames.legacy_request("tools/call", {"name": tool["name"], "arguments": {}}, id=wire.next_id)))
+                   for tool in listing.result["tools"]]
+    assert answers == ["result", "isError", -32602]
+    assert listing_bytes > len(listing.text) + 1  # letters outside ASCII: more bytes than characters
+
+
 def test_right(verdict):
-    assert verdict(checks.check_server_report, report_with).startswith("✓ report is right on all four servers")
+    assert verdict(checks.check_server_report, report_with).startswith("✓ report is right on all five servers")
 
 
 def test_right_written_by_hand_with_subprocess(verdict):
@@ -188,3 +210,119 @@ def test_stub(verdict):
         raise NotImplementedError("your code here")
     assert verdict(checks.check_server_report, stub).startswith("not done yet")
     assert verdict(checks.check_server_report, None).startswith("not done yet")
+
+
+def test_right_leaving_the_arguments_key_out(verdict):
+    def no_arguments_key(command):
+        return report_with(command, bad_call=lambda tool: {"name": tool["name"]})
+    assert verdict(checks.check_server_report, no_arguments_key).startswith("✓")
+
+
+def test_right_with_the_era_read_from_supported_versions_and_bytes_from_the_text(verdict):
+    def other_readings(command):
+        return report_with(command, fallback=lambda reply: not (reply.ok and reply.result.get("supportedVersions")),
+                           cost=lambda wire, listing: (len(listing.text.encode("utf-8")) + 1, wire.transcript[-1].tokens_down))
+    assert verdict(checks.check_server_report, other_readings).startswith("✓")
+
+
+def test_takes_any_result_of_discover_for_2026(verdict):
+    def any_result(command):
+        return report_with(command, fallback=lambda reply: not reply.ok)
+    out = verdict(checks.check_server_report, any_result)
+    assert out.startswith("✗ report says the bakery server speaks '2026-07-28'; it speaks '2025-11-25'")
+    assert "an empty result" in out and "not a DiscoverResult" in out
+
+
+def test_keeps_the_envelope_after_the_handshake(verdict):
+    def envelope_after_handshake(command):
+        return report_with(command, bare=False)
+    out = verdict(checks.check_server_report, envelope_after_handshake)
+    assert out.startswith("✗ report sent 'tools/list' to the bakery server with the 2026-07-28 envelope")
+    assert "frames.legacy_request" in out
+
+
+def test_skips_notifications_initialized(verdict):
+    def no_initialized(command):
+        return report_with(command, handshake=("initialize",))
+    out = verdict(checks.check_server_report, no_initialized)
+    assert out.startswith("✗ report sent 'tools/list' to the bakery server after initialize but without "
+                          "notifications/initialized first")
+    assert "MUST" in out and "2025-11-25/basic/lifecycle#initialization" in out
+
+
+def test_skips_the_handshake(verdict):
+    def no_handshake(command):
+        return report_with(command, handshake=())
+    out = verdict(checks.check_server_report, no_handshake)
+    # SDK 1.30.0 refuses tools/list before initialize, so the legacy time server shows it before the bakery can.
+    assert out.startswith("✗ report raised TypeError") and "for the legacy time server" in out
+    assert "wants the handshake before tools/list" in out
+
+
+def test_a_later_process_without_the_handshake(verdict):
+    # A report that opens a fresh process for its calls and forgets the handshake there: what the bakery received.
+    probe_then_handshake = [{"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": frames.envelope()}},
+                            frames.legacy_initialize(id=2), frames.legacy_initialized(),
+                            frames.legacy_request("tools/list", id=3)]
+    calls_alone = [frames.legacy_request("tools/call", {"name": "order_bread", "arguments": {}}, id=1)]
+    out = verdict(judge_handshake, "bakery", [probe_then_handshake, calls_alone])
+    assert out.startswith("✗ report sent 'tools/call' to the bakery server without the handshake")
+
+
+def test_calls_the_first_tool_whether_it_requires_anything_or_not(verdict):
+    def first_tool(command):
+        return report_with(command, pick=lambda tools: tools[0])
+    out = verdict(checks.check_server_report, first_tool)
+    assert out.startswith("✗ report's call without arguments on the bakery server went to opening_hours; the first "
+                          "tool whose inputSchema has required properties is order_bread")
+    assert "opening_hours comes first but requires nothing" in out
+
+
+def test_calls_the_last_tool_with_required_properties(verdict):
+    def last_requiring(command):
+        return report_with(command, pick=lambda tools: [tool for tool in tools if tool["inputSchema"].get("required")][-1])
+    out = verdict(checks.check_server_report, last_requiring)
+    assert out.startswith("✗ report's call without arguments on the bakery server went to cancel_order")
+    assert "cancel_order is not the first one with required properties" in out
+
+
+def test_sends_arguments_null(verdict):
+    def arguments_null(command):
+        return report_with(command, bad_call=lambda tool: {"name": tool["name"], "arguments": None})
+    out = verdict(checks.check_server_report, arguments_null)
+    assert out.startswith("✗ report called order_bread on the bakery server with arguments null")
+    assert "null is not \"no arguments\"" in out
+
+
+def test_sends_every_required_argument_with_a_wrong_value(verdict):
+    def wrong_values(command):
+        return report_with(command, bad_call=lambda tool: {"name": tool["name"],
+                                                           "arguments": dict.fromkeys(tool["inputSchema"]["required"], 7)})
+    out = verdict(checks.check_server_report, wrong_values)
+    assert out.startswith('✗ report called order_bread on the bakery server with arguments {"loaf":7}; the task asks '
+                          "for a call with no arguments at all")
+
+
+def test_finds_a_tool_error_by_the_word_in_the_reply(verdict):
+    def word_error(command):
+        return report_with(command, error_style=lambda reply: reply.code if reply.error else
+                           ("isError" if "rror" in json.dumps(reply.result) else "result"))
+    out = verdict(checks.check_server_report, word_error)
+    assert out.startswith("✗ report says the bakery server answers a call to a tool that does not exist with "
+                          "'isError'; it answers a result not marked isError")
+    assert "Read the isError value" in out
+
+
+def test_counts_characters_not_bytes(verdict):
+    def characters(command):
+        return report_with(command, cost=lambda wire, listing: (len(listing.text) + 1, count_tokens(listing.text)))
+    out = verdict(checks.check_server_report, characters)
+    assert out.startswith("✗ report says the bakery server's tools/list reply is")
+    assert "its length in characters" in out and "UTF-8" in out
+
+
+def test_gives_tools_list_as_a_list(verdict):
+    def as_list(command):
+        return {**(report := report_with(command)), "tools_list": list(report["tools_list"])}
+    out = verdict(checks.check_server_report, as_list)
+    assert out.startswith("✗ report's tools_list for the lab server is a list; give a tuple (bytes, tokens)")

@@ -1,0 +1,89 @@
+"""The bakery: a small 2025-11-25 stdio server of exercise 22's check, run as a script (standard library only).
+
+Real servers cannot show some mistakes a report makes, so this one is built to: it answers any method it does not
+know, server/discover included, with an empty result (a result, but no DiscoverResult); its first tool requires
+nothing and its two tools with `required` properties answer a call without them differently; an unknown tool gets a
+result not marked isError; and its text is not ASCII, so characters and bytes differ. It writes every line it
+receives to a file of its own in the folder named by its one argument, so the check can read what a report sent.
+"""
+
+import json
+import sys
+import tempfile
+
+PROTOCOL_VERSION = "2025-11-25"
+TOOLS = [
+    {"name": "opening_hours",
+     "description": "When the Bäckerei Müller is open: Mon–Sat 06:30–18:00, closed on Sundays.",
+     "inputSchema": {"type": "object", "properties": {"day": {"type": "string", "description": "A weekday, e.g. Mittwoch."}}},
+     "annotations": {"title": "Öffnungszeiten", "readOnlyHint": True, "destructiveHint": False, "openWorldHint": False}},
+    {"name": "order_bread",
+     "description": "Order bread for pick-up: Roggenbrot, Brötchen or Brezel (2,40 € each).",
+     "inputSchema": {"type": "object", "properties": {"loaf": {"type": "string"}, "count": {"type": "integer"}},
+                     "required": ["loaf"]},
+     "annotations": {"destructiveHint": False}},
+    {"name": "cancel_order",
+     "description": "Cancel an order by its number; the bread goes back on the shelf.",
+     "inputSchema": {"type": "object", "properties": {"order_id": {"type": "string"}}, "required": ["order_id"]}},
+]
+TOOL_NAMES = [tool["name"] for tool in TOOLS]
+FIRST_REQUIRING = next(tool["name"] for tool in TOOLS if tool["inputSchema"].get("required"))
+
+
+def text_result(text, *, failed=False):
+    return {"content": [{"type": "text", "text": text}], "isError": failed}
+
+
+def call_tool(params):
+    """(result, error) of a tools/call: each tool answers missing arguments in its own way."""
+    name, arguments = params.get("name"), params.get("arguments", {})
+    if name not in TOOL_NAMES:
+        return text_result(f"The bakery has no tool named {name}; ask for {', '.join(TOOL_NAMES)}."), None
+    if not isinstance(arguments, dict):
+        return None, {"code": -32602, "message": "Invalid params: arguments must be an object"}
+    if name == "opening_hours":
+        return text_result("Mon–Sat 06:30–18:00; closed on Sundays."), None
+    if name == "order_bread":
+        if not isinstance(arguments.get("loaf"), str):
+            return text_result("Say which loaf: Roggenbrot, Brötchen or Brezel.", failed=True), None
+        return text_result(f"Order 17: {arguments.get('count', 1)} × {arguments['loaf']}."), None
+    if not isinstance(arguments.get("order_id"), str):
+        return None, {"code": -32602, "message": "Invalid params: order_id is required"}
+    return text_result(f"Order {arguments['order_id']} cancelled."), None
+
+
+def answer(message):
+    """The reply to one request, or None for a notification."""
+    if not isinstance(message, dict) or "id" not in message:
+        return None
+    method, params = message.get("method"), message.get("params")
+    params = params if isinstance(params, dict) else {}
+    result, error = {}, None
+    if method == "initialize":
+        result = {"protocolVersion": PROTOCOL_VERSION, "capabilities": {"tools": {"listChanged": False}},
+                  "serverInfo": {"name": "bakery", "version": "1.0.0"}}
+    elif method == "tools/list":
+        result = {"tools": TOOLS}
+    elif method == "tools/call":
+        result, error = call_tool(params)
+    reply = {"jsonrpc": "2.0", "id": message["id"]}
+    reply.update({"error": error} if error else {"result": result})
+    return reply
+
+
+def serve(folder):
+    _, log_path = tempfile.mkstemp(dir=folder, suffix=".jsonl")
+    with open(log_path, "ab", buffering=0) as log:
+        for line in sys.stdin.buffer:
+            log.write(line)
+            try:
+                reply = answer(json.loads(line))
+            except ValueError:
+                reply = {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
+            if reply is not None:
+                sys.stdout.buffer.write(json.dumps(reply, ensure_ascii=False, separators=(",", ":")).encode() + b"\n")
+                sys.stdout.buffer.flush()
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1])
