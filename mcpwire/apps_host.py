@@ -10,7 +10,10 @@ What it enforces (MCP Apps 2026-01-26 unless said otherwise):
   from the View before it, other than `ui/initialize` and `ping`, is refused (the kit's rule, code -32000).
 - `tools/call` from the View reaches only tools whose `_meta.ui.visibility` includes "app" (default
   ["model", "app"]); a tool that is not read-only needs the user's consent (the `consent` callback).
-- A malformed message is answered with JSON-RPC's -32600 (id null when the id could not be read).
+- A malformed request is answered with JSON-RPC's -32600, with no `id` when its id could not be read
+  (MCP's error response, whose `id` is optional, not JSON-RPC's `"id": null`: Apps runs on MCP's JSON-RPC
+  base). A response (a message with `result` or `error`) is never answered, even a malformed or unmatched
+  one, so two peers cannot answer each other's errors forever.
 - Every message both ways is in `transcript`, interleaved with the host<->server exchanges it caused;
   every View-initiated request, and the CSP, is in `log`.
 
@@ -163,6 +166,9 @@ class AppHost:
         answered = message.get("id") if isinstance(message, dict) and "method" not in message else None
         self._record(message, up=True, answering=self._pending.get(answered) if isinstance(answered, (str, int)) else None)
         problem = malformed(message)
+        if problem and isinstance(message, dict) and "method" not in message and ("result" in message or "error" in message):
+            self.log.append(f"ignored a malformed response: {problem}")
+            return
         if problem:
             identifier = message.get("id") if isinstance(message, dict) else None
             if isinstance(identifier, bool) or not isinstance(identifier, (str, int)):
@@ -282,4 +288,8 @@ class AppHost:
 
     @staticmethod
     def _error(identifier, code, message):
-        return {"jsonrpc": "2.0", "id": identifier, "error": {"code": code, "message": message}}
+        """An error response; None means the request's id could not be read, and MCP then leaves `id` out."""
+        frame = {"jsonrpc": "2.0", "id": identifier, "error": {"code": code, "message": message}}
+        if identifier is None:
+            del frame["id"]
+        return frame

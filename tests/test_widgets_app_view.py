@@ -70,8 +70,7 @@ def test_a_relayed_proxy_ready_brings_the_view_html(view):
 def test_a_body_that_is_not_json_is_answered_as_malformed(view):
     relay(view, b"{not json")
     (posted, _) = outbox(view)
-    assert posted["post"] == {"jsonrpc": "2.0", "id": None,
-                              "error": {"code": -32600, "message": "Invalid Request: not a JSON object"}}
+    assert posted["post"] == {"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request: not a JSON object"}}
 
 
 def test_the_output_puts_the_proxy_on_the_kernels_origin_with_the_spec_sandbox(view):
