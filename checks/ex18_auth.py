@@ -109,6 +109,8 @@ def check_authorization_request(build, wire):
         failed("the URL does not start with the authorization_endpoint from the server's metadata",
                hint="Read the endpoint from the metadata dict instead of building it.")
         return
+    if not _endpoint_from_metadata(build, lab, verifier, state):
+        return
     answer, refusal = lab.approve(url)
     method = query.get("code_challenge_method")
     if method is None and query.get("code_challenge") == s256(verifier):
@@ -182,6 +184,25 @@ def check_authorization_request(build, wire):
            "scopes, a URL, a state with '&' and '=') are form-encoded")
 
 
+def _endpoint_from_metadata(build, lab, verifier, state):
+    """Whether the URL follows the metadata's authorization_endpoint where it is not the issuer's /authorize.
+
+    The lab's endpoint is issuer + '/authorize', so a URL built from the issuer reaches it; RFC 8414 (section 2) lets
+    a server name any URL, so the check gives metadata that names another one.
+    """
+    elsewhere = f"{lab.metadata['issuer']}/oauth2/v1/authorize"
+    outcome = attempt(build, {**lab.metadata, "authorization_endpoint": elsewhere}, lab.wire.url, "notes:read",
+                      verifier, state)
+    url = outcome.value if outcome.error is None and isinstance(outcome.value, str) else None
+    if url is not None and url.startswith(elsewhere + "?"):
+        return True
+    failed(f"given metadata whose authorization_endpoint is {elsewhere!r}, authorization_request gave "
+           f"{outcome.error_text or short(outcome.value)}: it does not start with that endpoint",
+           hint="RFC 8414 lets an authorization server put its endpoint at any URL, so it cannot be built from the "
+                "issuer: read metadata['authorization_endpoint'].")
+    return False
+
+
 def _form_encoded(build, lab, verifier):
     """Whether the URL built for two scopes and a state with a query in it keeps each value whole (RFC 6749 App. B).
 
@@ -253,21 +274,40 @@ def check_accept_redirect(accept, issuer="http://127.0.0.1:9999"):
          "an iss that only matches after adding or removing a trailing slash was accepted"),
         ("case-folded iss", f"{REDIRECT_URI}?code=stolen&state=s1&iss={issuer.upper()}",
          "an iss that only matches after changing upper to lower case was accepted"),
+        # state is compared whole, as it was sent: a test that finds it inside another value is no test.
+        ("longer state", f"{REDIRECT_URI}?code=stolen&state=s1.forged&iss={issuer}",
+         "a redirect whose state only begins with the one you sent was accepted"),
+        ("case-folded state", f"{REDIRECT_URI}?code=stolen&state=S1&iss={issuer}",
+         "a state that only matches after changing upper to lower case was accepted"),
+        ("padded state", f"{REDIRECT_URI}?code=stolen&state=%20s1%20&iss={issuer}",
+         "a state that only matches after stripping spaces was accepted"),
         # The user said no: state and iss are right, and there is no code to return.
         ("error redirect", f"{REDIRECT_URI}?{urlencode({'error': 'access_denied', 'state': 's1', 'iss': issuer})}",
          "an error response (error=access_denied, no code) was not refused with ValueError"),
+        ("empty code", f"{REDIRECT_URI}?code=&state=s1&iss={issuer}",
+         "a redirect whose code is empty was accepted, and an empty code is no code"),
     ]
     for name, location, problem in forged:
         outcome = attempt(accept, location, "s1", issuer)
+        # The error redirect's own wording already says it was not refused with ValueError.
+        if outcome.error is not None and not isinstance(outcome.error, ValueError) and name != "error redirect":
+            failed(f"{name}: the redirect was refused, but with {outcome.error_text}, not ValueError",
+                   hint="The caller catches ValueError to tell a refused redirect from a bug: raise ValueError for "
+                        "every refusal."
+                        + (" A KeyError from a missing key refuses by accident; look the key up with .get() and "
+                           "compare." if isinstance(outcome.error, KeyError) else ""))
+            return
         if not isinstance(outcome.error, ValueError):
             failed(f"{name}: {problem} ({'returned ' + shown(outcome.value) if outcome.error is None else 'raised ' + outcome.error_text})",
                    hint=("A redirect that carries error instead of code answers the request with a refusal: raise "
                          "ValueError for it too." if name == "error redirect" else
-                         "Compare state, then iss, with plain string equality before returning the code; raise "
-                         "ValueError otherwise."))
+                         "code is required in a redirect that answers with success (RFC 6749, section 4.1.2): "
+                         "refuse a missing or empty one with ValueError." if name == "empty code" else
+                         "Compare state, then iss, with plain string equality (==) before returning the code: no "
+                         "'in', no startswith, nothing changed first; raise ValueError otherwise."))
             return
-    passed("the good redirect gives its code; forged state, a foreign, missing, normalised or case-folded iss and an "
-           "error response are refused")
+    passed("the good redirect gives its code; a forged, longer, case-folded or padded state, a foreign, missing, "
+           "normalised or case-folded iss, an empty code and an error response are refused")
 
 
 def check_token_request(form_for, wire):
@@ -322,6 +362,10 @@ def _refused_field(form, reply):
         body = reply.json()
     except ValueError:
         body = None
+    grant = form.get("grant_type")
+    if grant is not None and grant != "authorization_code":
+        return (f"it refused grant_type {shown(grant, 60)}: a form that trades an authorization code for a token "
+                "says grant_type 'authorization_code'")
     said = str(body.get("error_description") or "") if isinstance(body, dict) else reply.text
     # In this order: 'code' is also inside 'authorization_code' and 'code_verifier'.
     field = next((name for name in FORM_FIELDS if re.search(rf"\b{name}\b", said)), None)
@@ -426,6 +470,21 @@ def check_step_up(step_up, wire):
                f"that names notes:write, you would ask for {outcome.error_text or short(asked)}",
                server=f"403 with {short(header)}",
                hint="The union holds each scope once, also when the challenge names one you already had.")
+        return
+    # The 403's error_description names notes:read too, as prose: only the scope parameter says what to ask for.
+    outcome = attempt(step_up, [], header)
+    asked = _asked(outcome)
+    if asked is None or sorted(asked) != ["notes:write"]:
+        # error_description is the cause when the same answer is right for the header without it
+        plain = re.sub(r',\s*error_description="[^"]*"', "", header)
+        prose = sorted(_asked(attempt(step_up, [], plain)) or []) == ["notes:write"]
+        failed(f"with no scopes yet and the 403 whose scope parameter names notes:write, you would ask for "
+               f"{outcome.error_text or short(asked)}"
+               + (": notes:read appears only in its error_description" if prose else ""),
+               server=f"403 with {short(header)}",
+               hint=("Read the scope parameter only (RFC 6750, section 3): error_description is text for people, "
+                     "and may name any scope." if prose else
+                     "Work from the two arguments: the scopes you had and the challenge's scope, nothing more."))
         return
     # A challenge may name several scopes, space-separated (RFC 6750 section 3); the lab's each name one.
     both = re.sub(r'scope="[^"]*"', f'scope="{TWO_SCOPES}"', header)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import hmac
 import re
-from urllib.parse import parse_qs, quote, quote_plus, unquote, urlencode, urlsplit
+from urllib.parse import parse_qs, parse_qsl, quote, quote_plus, unquote, urlencode, urlsplit
 
 import httpx
 import pytest
@@ -251,7 +252,7 @@ def accept(location, sent_state, issuer):
 
 def accept_by_regex(location, sent_state, issuer):
     fields = {name: unquote(value) for name, value in re.findall(r"[?&]([^=&]+)=([^&]*)", location)}
-    if (fields.get("iss"), fields.get("state")) != (issuer, sent_state) or "code" not in fields:
+    if (fields.get("iss"), fields.get("state")) != (issuer, sent_state) or not fields.get("code"):
         raise ValueError("refused")
     return fields["code"]
 
@@ -501,3 +502,109 @@ def test_step_up_returning_the_scopes_joined_is_told_to_return_the_list(verdict,
 def test_step_up_that_repeats_a_scope_is_named(verdict, auth_lab):
     out = verdict(checks.check_step_up, granted_plus_challenged, auth_lab)
     assert out.startswith("✗ a scope appears twice"), out
+
+
+# --- answers a blind learner run found the checks passed or blamed on the wrong cause ------------------------------
+
+def request_url_from_the_issuer(metadata, resource, scope, verifier, state):
+    # The lab's endpoint happens to be issuer + '/authorize'; RFC 8414 lets a server name any URL.
+    return request_url({"authorization_endpoint": f"{metadata['issuer']}/authorize"}, resource, scope, verifier, state)
+
+
+def request_url_by_urlsplit(metadata, resource, scope, verifier, state):
+    # Right, written differently: the endpoint's parts with the query put in.
+    query = urlsplit(request_url(metadata, resource, scope, verifier, state)).query
+    return urlsplit(metadata["authorization_endpoint"])._replace(query=query).geturl()
+
+
+def test_request_built_from_the_issuer_is_named(verdict, auth_lab):
+    out = verdict(checks.check_authorization_request, request_url_from_the_issuer, auth_lab)
+    assert out.startswith("✗ given metadata whose authorization_endpoint is 'http://127.0.0.1:"), out
+    assert "/oauth2/v1/authorize'" in out and "cannot be built from the issuer" in out, out
+
+
+def test_request_with_the_endpoint_split_and_joined_passes(verdict, auth_lab):
+    assert verdict(checks.check_authorization_request, request_url_by_urlsplit, auth_lab).startswith("✓")
+
+
+def accepting(state_matches, *, blank=False, refusal=ValueError):
+    """A redirect check that compares state with state_matches(got, sent) and refuses with `refusal`."""
+    def accept_redirect(location, sent_state, issuer):
+        answer = dict(parse_qsl(urlsplit(location).query, keep_blank_values=blank))
+        if ("error" in answer or not state_matches(answer.get("state", ""), sent_state)
+                or answer.get("iss") != issuer or "code" not in answer):
+            raise refusal("refused")
+        return answer["code"]
+    return accept_redirect
+
+
+def accept_by_keys(location, sent_state, issuer):
+    # Refuses by looking the keys up: a missing one raises KeyError.
+    answer = dict(parse_qsl(urlsplit(location).query))
+    if answer["state"] != sent_state or answer["iss"] != issuer:
+        raise ValueError("refused")
+    return answer["code"]
+
+
+def accept_in_constant_time(location, sent_state, issuer):
+    # Right, written differently: blank values kept, compared in constant time, an empty code refused by hand.
+    answer = dict(parse_qsl(urlsplit(location).query, keep_blank_values=True))
+    if not hmac.compare_digest(answer.get("state", ""), sent_state) or answer.get("iss") != issuer:
+        raise ValueError("not our redirect")
+    if not answer.get("code"):
+        raise ValueError(f"no code: {answer.get('error', 'empty')}")
+    return answer["code"]
+
+
+@pytest.mark.parametrize(("function", "phrases"), [
+    pytest.param(accepting(lambda got, sent: sent in got), ("✗ longer state", "only begins with the one you sent",
+                                                             "no 'in', no startswith"), id="state-contained"),
+    pytest.param(accepting(lambda got, sent: got.startswith(sent)), ("✗ longer state",), id="state-prefix"),
+    pytest.param(accepting(lambda got, sent: got.lower() == sent.lower()), ("✗ case-folded state",),
+                 id="state-case-folded"),
+    pytest.param(accepting(lambda got, sent: got.strip() == sent.strip()), ("✗ padded state",), id="state-stripped"),
+    pytest.param(accepting(lambda got, sent: got == sent, blank=True), ("✗ empty code", "an empty code is no code",
+                                                                        "section 4.1.2"), id="empty-code-accepted"),
+    pytest.param(accepting(lambda got, sent: got == sent, refusal=Exception),
+                 ("✗ unchecked state: the redirect was refused, but with Exception: refused, not ValueError",),
+                 id="refused-with-exception"),
+    pytest.param(accepting(lambda got, sent: got == sent, refusal=AssertionError),
+                 ("✗ unchecked state: the redirect was refused, but with AssertionError: refused, not ValueError",),
+                 id="refused-with-assertion-error"),
+    pytest.param(accept_by_keys, ("✗ missing iss: the redirect was refused, but with KeyError: 'iss', not ValueError",
+                                  "refuses by accident"), id="refused-with-key-error"),
+])
+def test_redirect_lax_or_wrongly_raised_refusals_are_named(verdict, function, phrases):
+    out = verdict(checks.check_accept_redirect, function)
+    assert all(phrase in out for phrase in phrases) and out.startswith(phrases[0][:12]), out
+    assert "was accepted (raised" not in out, out
+
+
+def test_redirect_compared_in_constant_time_passes(verdict):
+    assert verdict(checks.check_accept_redirect, accept_in_constant_time).startswith("✓")
+
+
+def test_token_with_another_grant_type_is_told_the_grant_type(verdict, auth_lab):
+    def refresh_grant(code, verifier, resource):
+        return {**form(code, verifier, resource), "grant_type": "refresh_token"}
+
+    out = verdict(checks.check_token_request, refresh_grant, auth_lab)
+    assert out.startswith("✗ the token endpoint refused the form: it refused grant_type 'refresh_token'"), out
+    assert "'authorization_code'" in out and "names no field" not in out, out
+
+
+def test_step_up_reading_scopes_from_the_whole_header_is_named(verdict, auth_lab):
+    def every_scope_word(granted, header):
+        return list(dict.fromkeys([*granted, *re.findall(r"notes:\w+", header)]))
+
+    out = verdict(checks.check_step_up, every_scope_word, auth_lab)
+    assert out.startswith("✗ with no scopes yet and the 403 whose scope parameter names notes:write"), out
+    assert "notes:read appears only in its error_description" in out and "RFC 6750" in out, out
+
+
+def test_step_up_by_the_challenge_parameters_passes(verdict, auth_lab):
+    def by_parameters(granted, header):
+        parameters = dict(re.findall(r'(\w+)="([^"]*)"', header))
+        return [*granted, *(scope for scope in parameters.get("scope", "").split() if scope not in granted)]
+
+    assert verdict(checks.check_step_up, by_parameters, auth_lab).startswith("✓")
