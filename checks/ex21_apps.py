@@ -190,8 +190,9 @@ def check_view_gate(view_gate):
     passed(f"Your gate answered all {len(GATE_CASES)} View messages as a host must.")
 
 
-# (declared _meta.ui.csp, url, may the View connect?)
+# (declared _meta.ui.csp, url, why the View may not connect; None when it may)
 CONNECT_DOMAINS = {"connectDomains": ["https://api.example.com"]}
+LIVE = {"connectDomains": ["wss://live.example.com:8443"]}
 CONNECT_CASES = [
     (None, "https://api.example.com/v1", "no ui.csp at all: the spec's default has connect-src 'none'"),
     ({}, "https://api.example.com/v1", "an empty ui.csp declares no domain"),
@@ -210,7 +211,31 @@ CONNECT_CASES = [
     ({"connectDomains": ["https://api.example.com; connect-src *"]}, "https://evil.net/",
      "an entry with a ';' would add a directive to the policy: a host drops such an entry"),
     ({"connectDomains": ["*"]}, "https://evil.net/", "an entry must be an origin; '*' would allow every domain"),
+    (CONNECT_DOMAINS, "https://api.example.com@evil.net/", "the host is what comes after the '@': "
+                                                           "'api.example.com@' is only a user name"),
+    (CONNECT_DOMAINS, "https://evil.net\\@api.example.com/", "a browser reads '\\' as '/' in an https URL, so the "
+                                                             "host is evil.net; urlsplit does not"),
+    (CONNECT_DOMAINS, "https://API.Example.com/v1", None),
+    (CONNECT_DOMAINS, "https://api.example.com:443/v1", None),
+    (LIVE, "wss://live.example.com:8443/feed", None),
+    (LIVE, "wss://live.example.com/feed", "the declared port is part of the origin: without a port a wss URL "
+                                          "means 443, not 8443"),
+    ({"connectDomains": ["https://*example.com"]}, "https://badexample.com/",
+     "a '*' is allowed only as '*.' in front of a host: https://*example.com is not an origin, so it is ignored"),
+    ({"connectDomains": ["https://api.example.com; connect-src *"]}, "https://api.example.com/v1",
+     "an entry that is not an origin is ignored whole, not cut down to the part that looks right"),
+    (CONNECT_DOMAINS, "https://api.example.com:99999/", "a URL a browser cannot parse reaches nowhere: block it"),
+    (CONNECT_DOMAINS, "https://[::1/", "a URL a browser cannot parse reaches nowhere: block it"),
 ]
+URL_HINT = ("split the URL with urllib.parse.urlsplit, after turning each '\\' into '/' as a browser does, and compare "
+            "the parts (scheme, host, port; no port means the scheme's default), never the text")
+
+
+def _raise_hint(csp):
+    if not isinstance(csp, dict) or "connectDomains" not in csp:
+        return "csp may be None (the resource declared nothing) or lack connectDomains"
+    return ("the URL is untrusted too: urlsplit raises ValueError for a broken IPv6 host, and .port for a port out of "
+            "range; a URL you cannot parse is blocked (return False)")
 
 
 def check_connect_rule(may_connect):
@@ -220,21 +245,25 @@ def check_connect_rule(may_connect):
         return
     for csp, url, why_not in CONNECT_CASES:
         expected = allows(build_policy(csp), "connect-src", url)
-        outcome = attempt(may_connect, url, csp)
+        outcome = attempt(may_connect, url, copy.deepcopy(csp))
         if outcome.not_done:
             not_done("may_connect still raises NotImplementedError")
             return
         if outcome.error is not None:
-            failed(f"may_connect({url!r}, {csp!r}) raised {outcome.error_text}",
-                   hint="csp may be None (the resource declared nothing) or lack connectDomains")
+            failed(f"may_connect({url!r}, {csp!r}) raised {outcome.error_text}", hint=_raise_hint(csp))
+            return
+        if not isinstance(outcome.value, bool):
+            failed(f"may_connect({url!r}, {csp!r}) returned {shown(outcome.value)}, not True or False",
+                   hint="return exactly True or False: a host acts on a yes or a no, never on an entry, None or 0")
             return
         if outcome.value is not expected:
             if expected:
-                failed(f"may_connect({url!r}, {csp!r}) returned {shown(outcome.value)}: the View may reach it",
-                       hint="compare origins: scheme, host and port; '*.' in front of a host matches its subdomains",
-                       more="return exactly True or False")
+                failed(f"may_connect({url!r}, {csp!r}) returned False: the View may reach it",
+                       hint="compare origins: scheme, host and port (no port means the scheme's default; hosts "
+                            "compare without case); '*.' in front of a host matches its subdomains",
+                       more=URL_HINT)
             else:
-                failed(f"may_connect({url!r}, {csp!r}) returned {shown(outcome.value)}: the host must block it",
-                       hint=why_not, more="split the URL with urllib.parse.urlsplit and compare the parts, never the text")
+                failed(f"may_connect({url!r}, {csp!r}) returned True: the host must block it",
+                       hint=why_not, more=URL_HINT)
             return
     passed(f"Your rule blocked every undeclared origin and allowed the declared ones ({len(CONNECT_CASES)} cases).")

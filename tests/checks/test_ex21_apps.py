@@ -1,7 +1,8 @@
 """Exercise 21 checks (an MCP Apps host's refusals): right answers written differently pass, the wrong answers
 learners write fail with the case and the hint that fits."""
 
-from urllib.parse import urlsplit
+import re
+from urllib.parse import urlparse, urlsplit
 
 import pytest
 
@@ -300,21 +301,62 @@ def connect_on_the_kit(url, csp):
     return allows(build_policy(csp), "connect-src", url)
 
 
-def connect_by_parts(url, csp):
-    target = urlsplit(url)
+DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
+
+
+def origin_of(text, *, backslash_ends_host=True, default_ports=True):
+    """(scheme, host, port) of a URL or an entry, or None when it cannot be parsed."""
+    try:
+        parts = urlsplit(text.replace("\\", "/") if backslash_ends_host else text)
+        port = parts.port
+    except ValueError:
+        return None
+    return parts.scheme, parts.hostname or "", DEFAULT_PORTS.get(parts.scheme) if port is None and default_ports else port
+
+
+def connect_by_parts(url, csp, **reading):
+    target = origin_of(url, **reading)
     for entry in (csp or {}).get("connectDomains") or []:
-        if any(character in entry for character in ";,'\" ") or "://" not in entry:
+        if target is None or any(character in entry for character in ";,'\" ") or "://" not in entry:
             continue
-        allowed = urlsplit(entry)
-        if (allowed.scheme, allowed.port) != (target.scheme, target.port) or not allowed.hostname:
+        allowed = origin_of(entry, **reading)
+        if allowed is None or not allowed[1] or (allowed[0], allowed[2]) != (target[0], target[2]):
             continue
-        host = allowed.hostname
-        if host == target.hostname or (host.startswith("*.") and (target.hostname or "").endswith(host[1:])):
+        host = allowed[1]
+        if host == target[1] or (host.startswith("*.") and target[1].endswith(host[1:])):
             return True
     return False
 
 
-@pytest.mark.parametrize("right", [connect_on_the_kit, connect_by_parts], ids=["on mcpwire", "by parts"])
+ENTRY = re.compile(r"(https?|wss?)://(\*\.)?([a-z0-9.-]+)(?::(\d+))?")
+
+
+def connect_by_regex(url, csp):
+    """A right answer that keeps only entries a regex calls origins and blocks any URL with a backslash or userinfo."""
+    if "\\" in url:
+        return False
+    try:
+        target = urlparse(url)
+        wanted = (target.scheme, target.hostname, target.port or {"https": 443, "wss": 443}.get(target.scheme, 80))
+    except ValueError:
+        return False
+    if "@" in target.netloc:
+        return False
+    for entry in (csp or {}).get("connectDomains", []) if isinstance(csp, dict) else []:
+        match = ENTRY.fullmatch(entry.lower()) if isinstance(entry, str) else None
+        if not match:
+            continue
+        scheme, star, host, port = match.groups()
+        declared = (scheme, host, int(port) if port else {"https": 443, "wss": 443}.get(scheme, 80))
+        if star and wanted[0::2] == declared[0::2] and (wanted[1] or "").endswith("." + host):
+            return True
+        if not star and wanted == declared:
+            return True
+    return False
+
+
+@pytest.mark.parametrize("right", [connect_on_the_kit, connect_by_parts, connect_by_regex],
+                         ids=["on mcpwire", "by parts", "by regex"])
 def test_right_connect_rules_pass(verdict, right):
     assert verdict(apps.check_connect_rule, right).startswith("✓ Your rule blocked every undeclared origin")
 
@@ -376,7 +418,60 @@ CONNECT_WRONG = [
     ("strips the dot of a wildcard", lambda url, csp: connect_by_parts(url, csp) or (
         "*.example.com" in str(csp) and (urlsplit(url).hostname or "").endswith("example.com")
         and urlsplit(url).hostname != "example.com"), ["'https://badexample.com/'", "needs the dot"]),
+    # found by a blind learner run: each of these got ✓
+    ("takes the host before the '@'", lambda url, csp: connect_by_parts(
+        urlsplit(url)._replace(netloc=urlsplit(url).netloc.split("@")[0]).geturl(), csp),
+     ["'https://api.example.com@evil.net/'", "after the '@'"]),
+    ("cuts an entry down at ';'", lambda url, csp: connect_by_parts(url, {"connectDomains": [
+        entry.split(";")[0] for entry in (csp or {}).get("connectDomains", [])]}),
+     ["may_connect('https://api.example.com/v1', {'connectDomains': ['https://api.example.com; connect-src *']}) "
+      "returned True", "ignored whole"]),
+    ("drops the entry's port", lambda url, csp: connect_by_parts(url, {"connectDomains": [
+        entry.replace(":8443", "") for entry in (csp or {}).get("connectDomains", [])]}),
+     ["may_connect('wss://live.example.com:8443/feed'", "returned False: the View may reach it"]),
+    ("any port when the URL names none", lambda url, csp: connect_by_parts(url, csp) or (
+        urlsplit(url).port is None and connect_by_parts(url.replace(".com/", ".com:8443/"), csp)),
+     ["may_connect('wss://live.example.com/feed'", "means 443, not 8443"]),
+    ("fnmatch on the host", lambda url, csp: connect_by_parts(url, csp) or any(
+        __import__("fnmatch").fnmatch(urlsplit(url).hostname or "", urlsplit(entry).hostname or "")
+        for entry in (csp or {}).get("connectDomains", []) if "*" in entry and ";" not in entry),
+     ["may_connect('https://badexample.com/', {'connectDomains': ['https://*example.com']}) returned True",
+      "only as '*.'"]),
+    ("reads .port unguarded", lambda url, csp: urlsplit(url).port == urlsplit(url).port and connect_by_parts(url, csp),
+     ["may_connect('https://api.example.com:99999/'", "raised ValueError", "the URL is untrusted too"]),
+    ("urlsplit's host for a backslash", lambda url, csp: connect_by_parts(url, csp, backslash_ends_host=False),
+     ["'https://evil.net\\\\@api.example.com/'", "returned True", "the host is evil.net", "turning each '\\'"]),
+    ("compares ports as written", lambda url, csp: connect_by_parts(url, csp, default_ports=False),
+     ["may_connect('https://api.example.com:443/v1'", "returned False", "the scheme's default"]),
+    ("compares the host text", lambda url, csp: connect_by_parts(url, csp) and urlsplit(url).netloc.islower(),
+     ["may_connect('https://API.Example.com/v1'", "without case"]),
 ]
+
+
+def never_printable(url, csp):
+    class Unprintable:
+        def __repr__(self):
+            raise RuntimeError("no repr")
+    return Unprintable()
+
+
+@pytest.mark.parametrize("wrong, phrase", [
+    (lambda url, csp: True if connect_by_parts(url, csp) else None, "returned None, not True or False"),
+    (lambda url, csp: 1 if connect_by_parts(url, csp) else 0, "returned 0, not True or False"),
+    (lambda url, csp: next((entry for entry in (csp or {}).get("connectDomains", [])
+                            if connect_by_parts(url, {"connectDomains": [entry]})), False),
+     "returned 'https://api.example.com', not True or False"),
+    (never_printable, "returned a Unprintable whose repr raised RuntimeError, not True or False"),
+], ids=["None for no", "1 and 0", "the entry for yes", "an object whose repr raises"])
+def test_a_rule_that_answers_other_than_true_or_false_is_told_so(verdict, wrong, phrase):
+    out = verdict(apps.check_connect_rule, wrong)
+    assert out.startswith("✗ may_connect(") and phrase in out and "return exactly True or False" in out, out
+    assert "connect-src 'none'" not in out, out
+
+
+def test_every_connect_case_says_why_exactly_when_the_kit_blocks_it():
+    assert [why is None for _, _, why in apps.CONNECT_CASES] == [
+        allows(build_policy(csp), "connect-src", url) for csp, url, _ in apps.CONNECT_CASES]
 
 
 @pytest.mark.parametrize("wrong, phrases", [(w, p) for _, w, p in CONNECT_WRONG], ids=[n for n, _, _ in CONNECT_WRONG])
