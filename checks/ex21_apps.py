@@ -80,6 +80,8 @@ GATE_CASES = [
      {"jsonrpc": "2.0", "id": 1, "result": {}, "error": {"code": -32603, "message": "oops"}}, True, INVALID),
     ("a response with neither result nor error", {"jsonrpc": "2.0", "id": 1}, True, INVALID),
     ("an error answer whose error is not an object", {"jsonrpc": "2.0", "id": 1, "error": "boom"}, True, INVALID),
+    ("a result answer with a null id", {"jsonrpc": "2.0", "id": None, "result": {}}, True, INVALID),
+    ("a batch (a list of messages)", [{"jsonrpc": "2.0", "id": 11, "method": "ping"}], True, INVALID),
 ]
 NOT_INITIALIZED = "the host refuses every request but ui/initialize and ping until ui/notifications/initialized has come"
 A_FALSY_ID = ("an id of 0 or \"\" is still an id: a message is a request when \"id\" is in it, whatever its value "
@@ -125,6 +127,19 @@ MALFORMED_MORE = {
     "a response with both result and error": "JSON-RPC 2.0: a response has result or error, never both",
     "a response with neither result nor error": "JSON-RPC 2.0: a response has result or error; this has neither",
     "an error answer whose error is not an object": "an error is an object with an integer code and a string message",
+    "a result answer with a null id": "a result answers one request, so it carries that request's id: a string or an "
+                                      "integer, never null",
+    "a batch (a list of messages)": "MCP sends one message at a time (it dropped JSON-RPC batches): a list is not a "
+                                    "message",
+}
+UNTRUSTED_HINT = ("a View is untrusted: every member may be missing or of the wrong type, and a tool name may be one "
+                  "the server does not have; read with isinstance and .get, never assume")
+RAISE_HINTS = {
+    "a tools/call of a tool the server does not have": "a View may name any tool: look it up with tools.get(name), "
+                                                       "never tools[name]",
+    "a tools/call without params": "params may be missing: read message.get(\"params\") and treat None as {}",
+    "a tools/call whose name is a list": "a name may be something other than a string, and a list cannot be a dict "
+                                         "key: check isinstance(name, str) before you look it up",
 }
 MALFORMED_DEFAULT_MORE = "check the type of each member before you read it"
 SHAPE_HINT = 'a refusal is the error object alone: {"code": <an int>, "message": <a str>}'
@@ -176,9 +191,8 @@ def check_view_gate(view_gate):
             return
         if outcome.error is not None:
             failed(f"view_gate raised {outcome.error_text} for {case} (initialized={initialized})",
-                   hint="a View is untrusted: every member may be missing or of the wrong type, and a tool name "
-                        "may be one the server does not have; read with isinstance and .get, never assume",
-                   more=f"the message was {shown(message)}")
+                   hint=UNTRUSTED_HINT, more=f"{RAISE_HINTS[case]}; the message was {shown(message)}"
+                   if case in RAISE_HINTS else f"the message was {shown(message)}")
             return
         problem = _gate_problem(case, outcome.value, expected)
         if problem:

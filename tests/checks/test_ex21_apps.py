@@ -240,11 +240,18 @@ GATE_WRONG = [
      ["refused a tools/call notification (no id) of a model-only tool", "never refused, whatever its method"]),
     ("indexes tools by the name", looks_the_tool_up(lambda message, tools: tools[message["params"]["name"]]),
      ["view_gate raised KeyError: 'delete_everything' for a tools/call of a tool the server does not have",
-      "untrusted", "the server does not have"]),
+      "untrusted", "never tools[name]"]),
     ("indexes the message for params", looks_the_tool_up(lambda message, tools: tools.get(message["params"]["name"])),
-     ["view_gate raised KeyError: 'params' for a tools/call without params", "untrusted"]),
+     ["view_gate raised KeyError: 'params' for a tools/call without params", "untrusted", "params may be missing"]),
     ("looks a list up in tools", looks_the_tool_up(lambda message, tools: tools.get((message.get("params") or {}).get("name"))),
-     ["view_gate raised TypeError: unhashable type: 'list' for a tools/call whose name is a list"]),
+     ["view_gate raised TypeError: unhashable type: 'list' for a tools/call whose name is a list",
+      "check isinstance(name, str)"]),
+    ("accepts a result with a null id", lambda message, initialized, tools: None if (
+        isinstance(message, dict) and "result" in message and message.get("id", 0) is None) else gate()(
+        message, initialized, tools),
+     ["let a result answer with a null id through", "never null"]),
+    ("lets a batch through", lambda message, initialized, tools: None if isinstance(message, list) else gate()(
+        message, initialized, tools), ["let a batch (a list of messages) through", "dropped JSON-RPC batches"]),
 ]
 
 
