@@ -121,7 +121,7 @@ def guard_right(host, origin, port):
 
 def test_origin_guard_right(verdict, http):
     out = verdict(security.check_origin_guard, guard_right, http)
-    assert out.startswith("✓ Your guard served the 3 local requests and refused the 11 others")
+    assert out.startswith("✓ Your guard served the 5 local requests and refused the 11 others")
     assert "stricter than SDK 2.3.0" in out
 
 
@@ -170,11 +170,17 @@ def flag_texts(suspicious):
     return work
 
 
+def names_another(text, others):
+    return any(re.search(rf"\b{re.escape(name)}\b", text) for name in others)
+
+
 @pytest.mark.parametrize("work, phrases", [
-    pytest.param(flag_texts(lambda text, others: "before" in text.lower() or any(ord(ch) > 127 for ch in text)),
+    pytest.param(flag_texts(lambda text, others: "before" in text.lower() or any(ord(ch) > 127 for ch in text)
+                            or names_another(text, others)),
                  ("flagged get_forecast, which is harmless", "Accented letters and symbols such as °C are ordinary"),
                  id="any-non-ascii"),
-    pytest.param(flag_texts(lambda text, others: "before" in text.lower() or bool(INVISIBLE.search(text))),
+    pytest.param(flag_texts(lambda text, others: "before" in text.lower() or bool(INVISIBLE.search(text))
+                            or names_another(text, others)),
                  ("flagged sun_times, which is harmless", "before sunrise"), id="the-word-before"),
     pytest.param(flag_texts(lambda text, others: bool(re.search("[\U000e0000-\U000e007f]", text))
                             or bool(re.search(r"before (answering|calling)|never mention|<important>", text, re.I))
@@ -270,10 +276,6 @@ def guard(*, host_check=True, origin_check=True, host_codes=(421, 403), refuse_a
 
 GUARD_RIGHT = [
     pytest.param(guard(), id="solution"),
-    pytest.param(lambda host, origin, port: (421 if host.rsplit(":", 1) not in (["127.0.0.1", str(port)],
-                                                                              ["localhost", str(port)])
-                                             else 403 if origin and origin != f"http://{host}" else None),
-                 id="origin-compared-with-host"),
     pytest.param(lambda host, origin, port: (421 if (urlsplit(f"//{host}").hostname, urlsplit(f"//{host}").port) not in
                                              {("127.0.0.1", port), ("localhost", port)} else
                                              403 if origin is not None and (urlsplit(origin).scheme, urlsplit(origin).netloc)
@@ -281,6 +283,13 @@ GUARD_RIGHT = [
                                              else None), id="parsed-name-and-port"),
 ]
 GUARD_WRONG = [
+    # Decided against a blind learner's ✓: the task calls both names this endpoint, and SDK 2.3.0 serves the pair.
+    pytest.param(lambda host, origin, port: (421 if host.rsplit(":", 1) not in (["127.0.0.1", str(port)],
+                                                                              ["localhost", str(port)])
+                                             else 403 if origin and origin != f"http://{host}" else None),
+                 ("a page this endpoint served as localhost, calling it as 127.0.0.1", "should answer 200",
+                  "the lab server (SDK 2.3.0) answers 200", "not with the Host of the request"),
+                 id="origin-compared-with-host"),
     pytest.param(lambda host, origin, port: 421 if host.split(":")[0] not in ("127.0.0.1", "localhost") else
                  403 if origin and origin not in (f"http://127.0.0.1:{port}", f"http://localhost:{port}") else None,
                  ("a request for another local port (Host: 127.0.0.1:8080)", "should answer 421",
@@ -315,10 +324,94 @@ GUARD_WRONG = [
 
 @pytest.mark.parametrize("work", GUARD_RIGHT)
 def test_origin_guard_right_answers_pass(verdict, http, work):
-    assert verdict(security.check_origin_guard, work, http).startswith("✓ Your guard served the 3 local requests")
+    assert verdict(security.check_origin_guard, work, http).startswith("✓ Your guard served the 5 local requests")
 
 
 @pytest.mark.parametrize("work, phrases", GUARD_WRONG)
 def test_origin_guard_wrong_answers_name_their_mistake(verdict, http, work, phrases):
     out = verdict(security.check_origin_guard, work, http)
     assert fails_naming(out, phrases), out
+
+
+# --- answers a blind learner run found the check passed or blamed on the wrong cause ------------------------------
+
+def walk(node, into_lists=True):
+    """Every description in a definition; into_lists=False walks dicts only, as the learner's first walker did."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "description" and isinstance(value, str):
+                yield value
+            else:
+                yield from walk(value, into_lists)
+    elif isinstance(node, list) and into_lists:
+        for item in node:
+            yield from walk(item, into_lists)
+
+
+def flag_by(texts, *, others=True, extra=lambda text: False):
+    """The solution's rules over texts(tool); others=False leaves out the names of other servers' tools."""
+    def work(reply, other_tools):
+        return {tool["name"] for tool in reply["result"]["tools"]
+                if any(any(rule.search(text) for rule in RULES) or extra(text)
+                       or (others and names_another(INVISIBLE.sub("", text), other_tools)) for text in texts(tool))}
+    return work
+
+
+def flag_returning_at_the_first_hit(reply, other_tools):
+    for tool in reply["result"]["tools"]:
+        if any(any(rule.search(text) for rule in RULES) or names_another(text, other_tools) for text in walk(tool)):
+            return {tool["name"]}
+    return set()
+
+
+def flag_by_object_hook(reply, other_tools):
+    """Right, written differently: json.loads hands every object of the definition to a hook that collects."""
+    flagged = set()
+    for tool in reply["result"]["tools"]:
+        texts = []
+        json.loads(json.dumps(tool), object_hook=lambda obj: texts.extend(
+            v for k, v in obj.items() if k == "description" and isinstance(v, str)) or obj)
+        if any(any(rule.search(text) for rule in RULES) or names_another(INVISIBLE.sub("", text), other_tools)
+               for text in texts):
+            flagged.add(tool["name"])
+    return flagged
+
+
+@pytest.mark.parametrize("work, phrases", [
+    pytest.param(flag_by(walk, others=False), ("did not flag uv_index", "sync_notes", "other_tools"),
+                 id="other-servers-ignored"),
+    pytest.param(flag_by(lambda tool: walk(tool, into_lists=False)), ("did not flag wind_chill", "anyOf", "lists"),
+                 id="dicts-walked-lists-skipped"),
+    pytest.param(flag_by(lambda tool: walk({key: tool.get(key) for key in ("description", "inputSchema")})),
+                 ("did not flag tide_times", "outputSchema"), id="output-schema-skipped"),
+    # The harmless sun_times says "the user's local time": the hint names that, not its 'before sunrise'.
+    pytest.param(flag_by(walk, extra=lambda text: "user" in text.lower()),
+                 ("flagged sun_times, which is harmless", "Without the word \"user's\"", "the user's local"),
+                 id="the-word-user"),
+    pytest.param(flag_returning_at_the_first_hit, ("flagged only get_alerts", "without get_alerts, it flags",
+                                                   "stops at the first tool it flags", "return the set after it"),
+                 id="returns-at-the-first-hit"),
+])
+def test_poison_flagger_wrong_answers_the_learner_found_name_their_mistake(verdict, weather, lab, work, phrases):
+    out = verdict(security.check_poison_flagger, work, weather, lab)
+    assert fails_naming(out, phrases), out
+    hints = out.partition("Hint:")[2]
+    assert "before sunrise" not in hints and "inputSchema properties" not in hints, out
+
+
+@pytest.mark.parametrize("work", [pytest.param(flag_by(walk), id="recursive-walk"),
+                                  pytest.param(flag_by_object_hook, id="object-hook")])
+def test_poison_flagger_right_answers_written_differently_pass(verdict, weather, lab, work):
+    assert verdict(security.check_poison_flagger, work, weather, lab).startswith("✓ Your function flagged")
+
+
+def test_origin_guard_comparing_parsed_origins_passes(verdict, http):
+    def parsed(host, origin, port):
+        if host not in (f"127.0.0.1:{port}", f"localhost:{port}"):
+            return 421
+        if origin is None:
+            return None
+        parts = urlsplit(origin)
+        return None if (parts.scheme, parts.hostname, parts.port) in {("http", "127.0.0.1", port),
+                                                                     ("http", "localhost", port)} else 403
+    assert verdict(security.check_origin_guard, parsed, http).startswith("✓ Your guard served the 5 local requests")
