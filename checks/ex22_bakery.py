@@ -3,13 +3,11 @@
 Real servers cannot show some mistakes a report makes, so this one is built to: it answers any method it does not
 know, server/discover included, with an empty result (a result, but no DiscoverResult); its first tool requires
 nothing and its two tools with `required` properties answer a call without them differently; an unknown tool gets a
-result not marked isError; and its text is not ASCII, so characters and bytes differ. It writes every line it
-receives to a file of its own in the folder named by its one argument, so the check can read what a report sent.
+result not marked isError; and its text is not ASCII, so characters and bytes differ.
 """
 
 import json
 import sys
-import tempfile
 
 PROTOCOL_VERSION = "2025-11-25"
 TOOLS = [
@@ -71,19 +69,16 @@ def answer(message):
     return reply
 
 
-def serve(folder):
-    _, log_path = tempfile.mkstemp(dir=folder, suffix=".jsonl")
-    with open(log_path, "ab", buffering=0) as log:
-        for line in sys.stdin.buffer:
-            log.write(line)
-            try:
-                reply = answer(json.loads(line))
-            except ValueError:
-                reply = {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
-            if reply is not None:
-                sys.stdout.buffer.write(json.dumps(reply, ensure_ascii=False, separators=(",", ":")).encode() + b"\n")
-                sys.stdout.buffer.flush()
+def serve():
+    for line in sys.stdin.buffer:
+        try:
+            reply = answer(json.loads(line))
+        except ValueError:
+            reply = {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
+        if reply is not None:
+            sys.stdout.buffer.write(json.dumps(reply, ensure_ascii=False, separators=(",", ":")).encode() + b"\n")
+            sys.stdout.buffer.flush()
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1])
+    serve()

@@ -3,9 +3,9 @@
 The check runs the learner's report(command) against five servers: the lab, the reference time and git
 servers (SDK 2.3.0), the legacy time server (SDK 1.30.0, in .venv-legacy/) and the check's own bakery
 (ex22_bakery, 2025-11-25, built to tell apart what the four real servers answer alike), and compares it with
-what the check itself reads from the same servers (once per kernel: nothing a report does changes them). From
-the bakery it also reads the frames the report sent: the handshake, bare requests after it, and the call made
-without arguments, which the returned dict alone cannot show.
+what the check itself reads from the same servers (once per kernel: nothing a report does changes them). Each
+server runs behind ex22_recorder, which keeps what the report sent: the check reads the handshake and bare requests
+a 2025-11-25 server got, and the bakery's call without arguments, which the returned dict alone cannot show.
 """
 
 import json
@@ -21,6 +21,7 @@ from mcpwire import frames
 from mcpwire.costs import count_tokens
 from mcpwire.stdio import StdioWire
 from . import ex22_bakery as bakery
+from . import ex22_recorder as recorder
 from .attempt import attempt, missing
 from .verdict import failed, not_done, passed, short, shown
 
@@ -40,25 +41,30 @@ ENVELOPE_KEYS = (frames.PROTOCOL_VERSION_KEY, frames.CLIENT_INFO_KEY, frames.CLI
 
 @contextmanager
 def field_trip_servers():
-    """name -> command of the five servers; the git server's repository and the frames the bakery received are
-    kept in a throwaway folder, removed afterwards (the bakery's folder is its command's last part)."""
+    """name -> command of the five servers, each behind the recorder; the git server's repository and what each
+    server received are kept in a throwaway folder, removed afterwards."""
     with tempfile.TemporaryDirectory(prefix="field-trip-") as folder:
-        repo, received = Path(folder) / "repo", Path(folder) / "bakery-received"
+        repo = Path(folder) / "repo"
         subprocess.run(["git", "init", "--quiet", str(repo)], check=True, capture_output=True)
-        received.mkdir()
-        yield {
+        servers = {
             "lab": [sys.executable, "-m", "labserver"],
             "time": [sys.executable, "-m", "mcp_server_time", *ZONE],
             "git": [sys.executable, "-m", "mcp_server_git", "--repository", str(repo)],
             "legacy time": [str(LEGACY_PYTHON), "-m", "mcp_server_time", *ZONE],
-            BAKERY: [sys.executable, bakery.__file__, str(received)],
+            BAKERY: [sys.executable, bakery.__file__],
         }
+        recorded = {}
+        for number, (name, command) in enumerate(servers.items()):
+            received = Path(folder) / f"received-{number}"
+            received.mkdir()
+            recorded[name] = [sys.executable, recorder.__file__, str(received), *command]
+        yield recorded
 
 
 def sessions_received(command):
-    """The messages the bakery started by command received, one list per process, in the order they came."""
+    """The messages the server started by command (behind the recorder) received, one list per process, in order."""
     sessions = []
-    for path in sorted(Path(command[-1]).glob("*.jsonl")):
+    for path in sorted(Path(command[2]).glob("*.jsonl")):
         messages = []
         for line in path.read_bytes().splitlines():
             try:
@@ -131,15 +137,14 @@ def check_server_report(report):
             if outcome.error:
                 failed(f"report raised {outcome.error_text} for the {name} server.", hint=crash_hint(name))
                 return
-            sent = sessions_received(command) if name == BAKERY else None
-            if not judge(name, outcome.value, reference_reports()[name], sent):
+            if not judge(name, outcome.value, reference_reports()[name], sessions_received(command)):
                 return
     passed("report is right on all five servers: the era each speaks, every hint declared or left to the spec's "
            "worst-case default, how each answers an unknown tool and bad arguments, and what its tools/list costs; "
-           "the bakery got the handshake, bare requests after it and a call without arguments.")
+           "the 2025-11-25 servers got the handshake and bare requests after it, the bakery a call without arguments.")
 
 
-def judge(name, said, right, sent=None):
+def judge(name, said, right, sent):
     """Print the first difference between the learner's report (and the frames it sent) and the right one; True when
     there is none. Frames come before the error styles: a call made wrongly makes its style wrong too."""
     if not isinstance(said, dict) or set(said) != set(KEYS):
@@ -150,7 +155,9 @@ def judge(name, said, right, sent=None):
         failed(f"report says the {name} server speaks {shown(said['era'])}; it speaks {right['era']!r}.",
                hint=era_hint(name, right["era"]))
         return False
-    if sent is not None and not (judge_handshake(name, sent) and judge_bad_call(name, sent)):
+    if right["era"] == LEGACY and not judge_handshake(name, sent):
+        return False
+    if name == BAKERY and not judge_bad_call(name, sent):
         return False
     return judge_hints(name, said["hints"], right["hints"]) and judge_errors(name, said, right) and \
         judge_cost(name, said["tools_list"], right)
