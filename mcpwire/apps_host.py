@@ -44,9 +44,14 @@ def apps_capabilities():
 
 
 def visibility(tool):
-    """A tool's `_meta.ui.visibility`, or the spec's default ["model", "app"]."""
+    """A tool's `_meta.ui.visibility`, or the spec's default ["model", "app"] when it has none.
+
+    Only a missing list takes the default: an empty one names no audience, so neither the model nor an app
+    gets the tool.
+    """
     ui = (tool.get("_meta") or {}).get("ui") or {}
-    return list(ui.get("visibility") or ["model", "app"])
+    stated = ui.get("visibility")
+    return ["model", "app"] if stated is None else list(stated)
 
 
 def model_tools(tools):

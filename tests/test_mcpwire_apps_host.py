@@ -151,6 +151,18 @@ def test_a_model_only_tool_called_from_the_view_is_refused(lab, tools):
     assert all(check_host_frame(frame) == [] for frame in host.sent)
 
 
+def test_an_empty_visibility_is_no_audience_not_the_default(lab, tools):
+    nobody = [{**tool, "_meta": {"ui": {"resourceUri": VIEW_URI, "visibility": []}}}
+              if tool["name"] == "show_hypnogram" else tool for tool in tools]
+    assert "show_hypnogram" not in [tool["name"] for tool in model_tools(nobody)]
+    host = AppHost(lab, "show_hypnogram", tools=nobody)
+    host.load()
+    ready(host)
+    before = len(lab.transcript)
+    host.receive({**CLICK, "params": {"name": "show_hypnogram", "arguments": {}}})
+    assert host.sent[-1]["error"]["code"] == HOST_REFUSED and len(lab.transcript) == before
+
+
 def test_a_tool_that_is_not_read_only_needs_consent(lab, tools):
     asked = []
     host = AppHost(lab, "show_hypnogram", tools=tools, consent=lambda tool, arguments: asked.append(tool["name"]))
