@@ -23,6 +23,7 @@ from .verdict import failed, not_done, passed, short, shown
 STRUCTURED_CALLS = [("search_notes", {"query": "spindle"}), ("read_note", {"note_id": "spindle-density"}),
                     ("read_note", {"note_id": "lab-sync-2026-01-12"}), ("read_note", {"note_id": "hypnogram-scoring"})]
 UNSTRUCTURED_CALL = ("night_report", {})  # no outputSchema: its result has content blocks only
+OPTIONAL_FIELDS = ("structuredContent", "isError", "_meta")  # a CallToolResult always has content, may lack these
 GUARD_S = 5  # a pure function on a few numbers answers at once; longer means a loop that never ends
 CYCLE = [("tools/list", None),
          ("tools/call", {"name": "search_notes", "arguments": {"query": "spindle"}}),
@@ -67,9 +68,16 @@ def _run(for_model, name, result):
         not_done("for_model still raises NotImplementedError.")
         return None
     if outcome.error:
-        failed(f"for_model raised {outcome.error_text} on the result of {name}.",
-               hint="Not every tool result has structuredContent: read it with .get() and fall back to the "
-                    "content blocks.")
+        # Only a field a result may go without earns the .get() hint; another KeyError is from the learner's own reading.
+        absent = [key for key in outcome.error.args[:1] if key in OPTIONAL_FIELDS and key not in result]
+        if isinstance(outcome.error, KeyError) and absent:
+            failed(f"for_model raised {outcome.error_text} on the result of {name}, which has no {absent[0]}.",
+                   hint="Not every tool result has structuredContent: read it with .get() and fall back to the "
+                        "content blocks.")
+        else:
+            failed(f"for_model raised {outcome.error_text} on the result of {name}.",
+                   hint="Print that result and read what it holds: the check gives your function the tool results "
+                        "the lab server sent, as they came.")
         return None
     if not isinstance(outcome.value, str):
         failed(f"for_model returned {type(outcome.value).__name__} {short(outcome.value)} for {name}.",
@@ -143,6 +151,18 @@ def _split_text(result):
     return {**result, "content": [{**first, "text": head + "."}, rest[0], {**first, "text": tail}, *rest[1:]]}
 
 
+def _as_a_list(answer):
+    """'JSON' or 'Python' when the answer is a list of strings written out, else None."""
+    for how, read in (("JSON", json.loads), ("Python", ast.literal_eval)):
+        try:
+            value = read(answer)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            continue
+        if isinstance(value, (list, tuple)) and value and all(isinstance(item, str) for item in value):
+            return how
+    return None
+
+
 def _judge_unstructured(for_model, name, result):
     answer = _run(for_model, name, result)
     if answer is None:
@@ -150,6 +170,13 @@ def _judge_unstructured(for_model, name, result):
     # A block whose audience leaves out the assistant is not for the model: leaving it out is right too.
     texts = [block["text"] for block in result["content"] if block.get("type") == "text"
              and "assistant" in block.get("annotations", {}).get("audience", ["assistant"])]
+    listed = _as_a_list(answer)
+    if listed is not None:
+        failed(f"For {name}, which has no structuredContent, your text is a list of its texts written as "
+               f"{listed}: {short(answer, 80)}",
+               hint="The model is given one text: join the texts of the text blocks (\"\\n\".join(...)), so no "
+                    "brackets, quotes or escapes go with them.")
+        return False
     left_out = [text for text in texts if text not in answer]
     if left_out:
         failed(f"For {name}, which has no structuredContent, your text leaves out the text block {short(left_out[0])}.",

@@ -185,6 +185,49 @@ def test_model_copy_wrong_answers_name_their_mistake(verdict, lab, for_model, ph
     assert fails_naming(out, phrases), out
 
 
+def texts_of(result):
+    return [block["text"] for block in result.get("content", []) if block.get("type") == "text"]
+
+
+def texts_written_as(write):
+    """The solution's copy, with the text blocks' texts given to the model as write(list of texts)."""
+    def for_model(result):
+        structured = result.get("structuredContent")
+        return solution_copy(result) if structured is not None else write(texts_of(result))
+    return for_model
+
+
+def one_field_of_the_structured_content(result):
+    # Picks a field the results do not have, inside structuredContent that is there.
+    structured = result.get("structuredContent")
+    return solution_copy(result) if structured is None else json.dumps(structured["x"])
+
+
+def texts_joined_by_spaces(result):
+    """Right, written differently: the texts joined by a space, the structured data through json.JSONEncoder."""
+    structured = result.get("structuredContent")
+    if structured is not None:
+        return json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode(structured)
+    return " ".join(texts_of(result))
+
+
+@pytest.mark.parametrize("for_model, phrases", [
+    pytest.param(texts_written_as(json.dumps), ("For night_report", "a list of its texts written as JSON",
+                                                "join the texts"), id="texts-as-a-json-list"),
+    pytest.param(texts_written_as(str), ("For night_report", "a list of its texts written as Python"),
+                 id="texts-as-str-of-a-list"),
+    pytest.param(one_field_of_the_structured_content, ("raised KeyError: 'x' on the result of search_notes.",
+                                                       "Print that result"), id="keyerror-inside-structured-content"),
+])
+def test_model_copy_answers_the_learner_found(verdict, lab, for_model, phrases):
+    out = verdict(checks.check_model_copy, for_model, lab)
+    assert fails_naming(out, phrases) and ".get()" not in out, out
+
+
+def test_model_copy_with_texts_joined_by_spaces_passes(verdict, lab):
+    assert verdict(checks.check_model_copy, texts_joined_by_spaces, lab).startswith("✓ Your host gives the model")
+
+
 def test_model_copy_starts_its_own_server_without_a_lab(verdict):
     assert verdict(checks.check_model_copy, solution_copy).startswith("✓ Your host gives the model")
 
