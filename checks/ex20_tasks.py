@@ -26,7 +26,7 @@ TERMINAL = ("completed", "failed", "cancelled")
 PACE_SLACK_S = 0.05  # a poll this much early is the clock's jitter, not a client in a hurry
 GUARD_S = 40
 DEADLINE_S = 2.0
-LATE_S = 1.5  # a cancel may wait for the poll that finds the deadline passed: one pollIntervalMs, and some slack
+LATE_S = 2.5  # a cancel may wait for the poll that finds the deadline passed: one pollIntervalMs, and a busy machine
 ANSWERS = {"epoch-7": "REM", "epoch-14": "W"}
 
 
@@ -56,6 +56,15 @@ class WatchedHttp(HttpWire):
         reply = super().send(frame, headers, **kwargs)
         self.replies[frame.get("id")] = reply.message
         return reply
+
+
+@contextmanager
+def stdio_tasks_lab():
+    """One watched stdio lab with --tasks on a fresh notes folder, stopped afterwards."""
+    with tempfile.TemporaryDirectory(prefix="ex20-") as notes, \
+            WatchedStdio.labserver("--tasks", "--notes", notes, timeout=STARTUP_WAIT_S) as stdio:
+        stdio.request("server/discover")
+        yield stdio
 
 
 @contextmanager
@@ -254,7 +263,7 @@ def _follow_on(follow_task, wire):
 
 def outcome_cases():
     """(task, what it means) for a task in each status the lab can show, made on a fresh lab."""
-    with lab_pair() as (stdio, _, _):
+    with stdio_tasks_lab() as stdio:
         done = finish(stdio, start(stdio, "score_night", {"night": "P07", "epochs": 1, "pause_ms": 0}))
         tool_error = finish(stdio, start(stdio, "score_night", {"night": "P99"}))
         cancelled_id = start(stdio, "score_night", {"night": "P08", "pause_ms": 300})
@@ -320,7 +329,7 @@ def check_deadline(stop_at_deadline):
     if missing(stop_at_deadline):
         not_done("define stop_at_deadline(wire, task_id, deadline_s) first.")
         return
-    with lab_pair() as (stdio, _, _):
+    with stdio_tasks_lab() as stdio:
         task_id = start(stdio, "score_night", {"night": "P07", "pause_ms": 400})
         mark = time.monotonic()
         outcome = attempt(stop_at_deadline, stdio, task_id, DEADLINE_S, guard=GUARD_S)

@@ -24,7 +24,7 @@ STAGE_ORDER = ["W", "N1", "N2", "N3", "REM"]
 AMBIGUOUS = {7: ("N1", "REM"), 14: ("N1", "W")}
 # The scorer rereads an epoch with the user's answer before it moves on; until then the question stays in
 # inputRequests, so a poll soon after tasks/update still shows it (the acknowledgement is eventually consistent).
-RECHECK_S = 1.0
+RECHECK_S = 2.0  # four of its polls (pollIntervalMs 500), so even a slow client sees it again
 INVALID_PARAMS = -32602
 
 

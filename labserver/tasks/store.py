@@ -27,6 +27,8 @@ TERMINAL = frozenset({"completed", "failed", "cancelled"})
 LEASE_MS = 5_000
 KEEP_EXPIRED_MS = 3_600_000  # an expired task still answers "Task has expired" for an hour, then is purged
 INTERNAL_ERROR = -32603
+# Every visible change moves lastUpdatedAt forward, even two in one millisecond: one stamp is one state.
+NEXT_STAMP = "MAX(?, updated_ms + 1)"
 WORKER_LOST_MESSAGE = "The worker running this task was lost: its lab process stopped before the task finished."
 
 SCHEMA = """
@@ -212,7 +214,7 @@ class TaskStore:
             # The WHERE repeats the test: another process may have renewed or failed it meanwhile.
             db.execute(
                 "UPDATE tasks SET status = 'failed', status_message = ?, error = ?, input_requests = NULL,"
-                " updated_ms = ?, lease_owner = NULL, lease_until_ms = NULL, version = version + 1"
+                f" updated_ms = {NEXT_STAMP}, lease_owner = NULL, lease_until_ms = NULL, version = version + 1"
                 " WHERE task_id = ? AND status NOT IN ('completed', 'failed', 'cancelled') AND lease_until_ms < ?",
                 (WORKER_LOST_MESSAGE, _dumps(error), at, task_id, at),
             )
@@ -272,7 +274,7 @@ class TaskStore:
         visible = bool(columns)
         assignments = "".join(f"{key} = ?, " for key in columns)
         if visible:
-            assignments += "updated_ms = ?, version = version + 1, "
+            assignments += f"updated_ms = {NEXT_STAMP}, version = version + 1, "
         values = [*columns.values(), *([at] if visible else [])]
         terminal = changes.get("status") in TERMINAL
         lease = "lease_owner = NULL, lease_until_ms = NULL" if terminal else "lease_until_ms = ?"
@@ -295,7 +297,7 @@ class TaskStore:
                 raise ValueError(f"input key {key!r} was already used by this task; keys are never reused")
             db.execute(
                 "UPDATE tasks SET status = 'input_required', status_message = ?, input_requests = ?,"
-                " asked_keys = ?, updated_ms = ?, lease_until_ms = ?, version = version + 1 WHERE task_id = ?",
+                f" asked_keys = ?, updated_ms = {NEXT_STAMP}, lease_until_ms = ?, version = version + 1 WHERE task_id = ?",
                 (message, _dumps({key: request}), _dumps([*row.asked_keys, key]), now_ms(), now_ms() + LEASE_MS,
                  task_id),
             )
