@@ -174,8 +174,8 @@ def judge_handshake(name, sessions):
                 initialize_sent = True
             elif method == "notifications/initialized":
                 initialized_sent = initialize_sent
-            elif "id" not in message or (method == "server/discover" and not initialize_sent):
-                continue  # another notification, or the probe
+            elif "id" not in message or method == "ping" or (method == "server/discover" and not initialize_sent):
+                continue  # another notification, a ping (allowed at any time), or the probe
             elif not initialize_sent:
                 failed(f"report sent {shown(method)} to the {name} server without the handshake; a 2025-11-25 server "
                        "expects initialize, then notifications/initialized, before any other request.",
@@ -223,9 +223,10 @@ def judge_bad_call(name, sessions):
     first = bakery.TOOL_NAMES[0]
     failed(f"report's call without arguments on the {name} server went to {', '.join(called) or 'none of its tools'}; "
            f"the first tool whose inputSchema has required properties is {needy}.",
-           hint=(f"{first} comes first but requires nothing" if first in called else
-                 f"{', '.join(called) or 'no tool'} is not the first one with required properties in tools/list")
-           + ": take the first tool, in the list's order, whose inputSchema has a non-empty required list.")
+           hint=(f"{first} comes first but requires nothing: " if first in called else
+                 f"{', '.join(called)} is not the first one with required properties in tools/list: " if called else
+                 "no tools/call named one of its tools: ")
+           + "call the first tool, in the list's order, whose inputSchema has a non-empty required list.")
     return False
 
 
