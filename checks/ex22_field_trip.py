@@ -165,7 +165,6 @@ def judge(name, said, right, sent):
 
 def judge_handshake(name, sessions):
     """Each process of a 2025-11-25 server gets initialize, then notifications/initialized, then bare requests."""
-    lifecycle = "https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization"
     for messages in sessions:
         initialize_sent = initialized_sent = False
         for message in messages:
@@ -184,7 +183,7 @@ def judge_handshake(name, sessions):
             elif not initialized_sent:
                 failed(f"report sent {shown(method)} to the {name} server after initialize but without "
                        "notifications/initialized first; in 2025-11-25 the client MUST send it once initialize "
-                       f"succeeds ({lifecycle}).",
+                       "succeeds (lesson 11, the lifecycle).",
                        hint="Send frames.legacy_initialized() right after the initialize reply, before tools/list.")
                 return False
             elif envelope_keys(message):
