@@ -242,16 +242,21 @@ def enclose(own, base, submissions, kit):
     mount("--bind", str(kit), str(kit))
     mount("-o", "remount,bind,ro", str(kit))
     mount("-t", "tmpfs", "tmpfs", str(submissions))
-    # Keep what we need: hold it open, cover the temporary folders, then put it back where it was.
-    keep = [path for path in (kit, own) if any(path.is_relative_to(hidden) for hidden in hidden_folders(base))]
-    held = {path: os.open(path, os.O_PATH | os.O_DIRECTORY) for path in [*keep, own]}
-    for hidden in hidden_folders(base):
-        mount("-t", "tmpfs", "tmpfs", str(hidden))
-    for path in [*keep, own] if own not in keep else keep:
+    # Keep what the notebook needs from the hidden folders (the kit, the Python it runs on, our own copy): hold each
+    # open, cover the temporary folders, then put each back where it was, all but our copy read-only.
+    hidden = hidden_folders(base)
+    keep = []
+    for path in (kit, Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(), own):
+        if any(path.is_relative_to(folder) for folder in hidden) and not any(path.is_relative_to(kept) for kept in keep):
+            keep.append(path)
+    held = {path: os.open(path, os.O_PATH | os.O_DIRECTORY) for path in keep}
+    for folder in hidden:
+        mount("-t", "tmpfs", "tmpfs", str(folder))
+    for path in keep:
         path.mkdir(parents=True, exist_ok=True)
         mount("--no-canonicalize", "--bind", f"/proc/self/fd/{held[path]}", str(path), pass_fds=(held[path],))
-    if kit in keep:
-        mount("-o", "remount,bind,ro", str(kit))
+        if path != own:
+            mount("-o", "remount,bind,ro", str(path))
     kit_copy = own / "kit"
     mount("--bind", str(kit_copy), str(kit_copy))
     mount("-o", "remount,bind,ro", str(kit_copy))
