@@ -10,7 +10,7 @@ import json
 
 import pytest
 from test_hardening_support import MB, PeakRss
-from test_labserver_harness import check_error, check_result, http_lab, request, stdio_lab
+from lab_harness import check_error, check_result, http_lab, request, stdio_lab
 
 # These tests watch the lab's own process (its pid, memory, signals, children): start it cold.
 LAB_STARTS_COLD = True

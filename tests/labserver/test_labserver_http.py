@@ -8,7 +8,7 @@ import re
 
 import httpx
 import pytest
-from test_labserver_harness import (
+from lab_harness import (
     CONFIRM_KEY,
     FORM_ELICITATION,
     PROTOCOL,

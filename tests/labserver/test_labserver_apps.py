@@ -6,7 +6,7 @@ Off by default: the default lab's tools/list, resources/list and server/discover
 from __future__ import annotations
 
 import pytest
-from test_labserver_harness import check_result
+from lab_harness import check_result
 
 from labserver.apps import HYPNOGRAM_VIEW_URI, NIGHTS, view_html
 from mcpwire import StdioWire

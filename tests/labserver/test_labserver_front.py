@@ -9,7 +9,7 @@ import textwrap
 import time
 
 import pytest
-from test_labserver_harness import check_error, check_result, request, stdio_lab, tool_call
+from lab_harness import check_error, check_result, request, stdio_lab, tool_call
 
 from labserver.deep_json import scan
 from labserver.stdio_front import LineSplitter, PendingRequests, line_id, request_key, why_invalid

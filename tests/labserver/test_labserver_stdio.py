@@ -6,7 +6,7 @@ import base64
 import json
 
 import pytest
-from test_labserver_harness import (
+from lab_harness import (
     CONFIRM_KEY,
     FORM_ELICITATION,
     TAG_KEY,

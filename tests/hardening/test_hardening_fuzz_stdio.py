@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_hardening_frames import STDIO_PIECES, IdSource, id_key, owed_for_lines, render
 from test_hardening_support import Sandbox
-from test_labserver_harness import StdioLab, check_result, request
+from lab_harness import StdioLab, check_result, request
 
 # These tests watch the lab's own process (its pid, memory, signals, children): start it cold.
 LAB_STARTS_COLD = True

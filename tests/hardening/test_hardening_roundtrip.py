@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from test_labserver_harness import check_result, stdio_lab, tool_call
+from lab_harness import check_result, stdio_lab, tool_call
 
 from labserver.notes import NoteError, NoteStore, seed_folder
 

@@ -22,7 +22,7 @@ from click.testing import CliRunner
 
 from checks import classroom
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 GITHUB = ROOT / "ci-examples" / "github-classroom.yml"
 GITLAB = ROOT / "ci-examples" / "gitlab-classroom.yml"

@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
 import pytest
-from test_labserver_harness import HttpLab, check_result, request, tool_call
+from lab_harness import HttpLab, check_result, request, tool_call
 
 CLIENT = "notes-notebook"
 REDIRECT = "http://127.0.0.1/callback"

@@ -17,7 +17,7 @@ import pytest
 from checks.grade import isolation_available
 from labserver.warm import WARM
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SOLUTION = sorted((ROOT / "solutions").glob("00-*.ipynb"))[0]
 EXERCISE = ROOT / "exercises" / SOLUTION.name
 CHECKS = ["check_start_server", "check_first_frame", "check_send_one"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import base64
 
 import pytest
-from test_labserver_harness import check_error, check_result
+from lab_harness import check_error, check_result
 
 from labserver.cli import parse_args
 from labserver.resources import DEFAULT_PAGE_SIZE

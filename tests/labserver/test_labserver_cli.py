@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from test_labserver_harness import HttpLab, check_result, request, sample_note_ids, stdio_lab, tool_call
+from lab_harness import HttpLab, check_result, request, sample_note_ids, stdio_lab, tool_call
 
 # These tests watch the lab's own process (its pid, memory, signals, children): start it cold.
 LAB_STARTS_COLD = True
@@ -64,7 +64,7 @@ def test_the_default_temporary_copy_is_removed_at_eof(tmp_path):
         assert (folder / "gone-after-exit.md").exists()
         assert server.close() == 0
     assert not folder.exists()
-    assert not (Path(__file__).resolve().parent.parent / "labserver" / "sample_notes" / "gone-after-exit.md").exists()
+    assert not (Path(__file__).resolve().parents[2] / "labserver" / "sample_notes" / "gone-after-exit.md").exists()
 
 
 def test_the_http_server_removes_its_temporary_copy_on_sigterm():

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_labserver_harness import PROTOCOL, check_result, http_lab, request
+from lab_harness import PROTOCOL, check_result, http_lab, request
 
 TOOLS_LIST = request(1, "tools/list")
 CANCELLED = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}

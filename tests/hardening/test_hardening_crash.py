@@ -22,8 +22,8 @@ import signal
 
 import pytest
 
-from test_labserver_harness import FORM_ELICITATION, TAG_KEY, StdioLab, check_result, request, retry_with, tool_call
-from test_labserver_warm import labs_of
+from lab_harness import FORM_ELICITATION, TAG_KEY, StdioLab, check_result, request, retry_with, tool_call
+from lab_harness import labs_of
 
 from labserver.notes import Note, parse_note, seed_folder
 from labserver.warm import warm_starter

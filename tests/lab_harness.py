@@ -1,6 +1,6 @@
-"""A raw-wire harness for the labserver tests, plus checks of the harness's own validators.
+"""A raw-wire harness for the lab server's tests and the hardening tests (its own tests: labserver/test_labserver_harness.py).
 
-The other test_labserver_* files import from here. Frames are plain dicts or raw
+Test files in every folder under tests/ import from here. Frames are plain dicts or raw
 lines; replies are parsed JSON. Every 2026-07-28 reply can be checked against the
 mcp_types models for its method (`check_result`, `check_notification`).
 """
@@ -19,10 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import psutil
 import mcp_types as types
-import pytest
 from mcp_types.methods import parse_server_notification, validate_server_result
-from pydantic import ValidationError
 
 PROTOCOL = "2026-07-28"
 READ_TIMEOUT = 10.0
@@ -256,29 +255,6 @@ def sample_note_ids() -> list[str]:
     return sorted(path.stem for path in folder.glob("*.md"))
 
 
-# --- the validators themselves ------------------------------------------------------------
-
-
-def test_check_result_rejects_a_result_without_result_type():
-    reply = {"jsonrpc": "2.0", "id": 1, "result": {"tools": [], "ttlMs": 0, "cacheScope": "public"}}
-    with pytest.raises(ValidationError):
-        check_result("tools/list", reply)
-
-
-def test_check_result_accepts_a_minimal_tools_list():
-    reply = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "result": {"resultType": "complete", "tools": [], "ttlMs": 0, "cacheScope": "public"},
-    }
-    assert check_result("tools/list", reply)["tools"] == []
-
-
-def test_check_notification_rejects_a_progress_without_token():
-    with pytest.raises(ValidationError):
-        check_notification({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": 1}})
-
-
-def test_sse_messages_reads_crlf_events_and_skips_comments():
-    body = ': ping\r\n\r\nevent: message\r\ndata: {"a":1}\r\n\r\nevent: message\r\ndata: {"b":2}\r\n\r\n'
-    assert sse_messages(body) == [{"a": 1}, {"b": 2}]
+def labs_of(starter_path):
+    starter = next(p for p in psutil.process_iter(["cmdline"]) if starter_path in (p.info["cmdline"] or []))
+    return [child for child in starter.children() if child.status() != psutil.STATUS_ZOMBIE]

@@ -19,7 +19,7 @@ import pytest
 
 from labserver.warm import WARM
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # Run inside the session: start a lab as a lesson does, ask it one question, and say who forked it.
 PROBE = textwrap.dedent("""

@@ -10,7 +10,7 @@ import json
 
 import mcp_types as types
 import pytest
-from test_labserver_harness import check_result, http_lab, request, stdio_lab, text_of, tool_call
+from lab_harness import check_result, http_lab, request, stdio_lab, text_of, tool_call
 
 CREATE = tool_call("batched-create", "create_note", {"title": "Made in a batch", "body": "Should never exist."})
 BATCHES = {

@@ -8,7 +8,7 @@ from __future__ import annotations
 import base64
 
 import pytest
-from test_labserver_harness import check_result
+from lab_harness import check_result
 
 from labserver.tools import NOTE_ICON_SVG
 from mcpwire import HttpWire, StdioWire

@@ -15,7 +15,7 @@ from mcp_types._v2026_07_28 import JSONRPCErrorResponse
 
 from mcpwire import frames
 
-LESSON = Path(__file__).resolve().parents[1] / "notebooks" / "12-between-the-eras.ipynb"
+LESSON = Path(__file__).resolve().parents[2] / "notebooks" / "12-between-the-eras.ipynb"
 
 REMOVED_METHODS = [
     ("initialize", frames.legacy_initialize()["params"]),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 from mcp_types import CreateMessageRequestParams, ElicitRequestURLParams
-from test_labserver_harness import (
+from lab_harness import (
     check_error,
     check_notification,
     check_result,

@@ -8,10 +8,10 @@ import subprocess
 import sys
 import time
 
-import psutil
 import pytest
 
 from labserver.warm import WARM, warm_starter
+from lab_harness import labs_of
 from mcpwire import frames
 
 # Each test runs its own starter, or none, to compare the two kinds of start.
@@ -32,9 +32,6 @@ def one_answer():
     return process.returncode, out, err.decode()
 
 
-def labs_of(starter_path):
-    starter = next(p for p in psutil.process_iter(["cmdline"]) if starter_path in (p.info["cmdline"] or []))
-    return [child for child in starter.children() if child.status() != psutil.STATUS_ZOMBIE]
 
 
 def test_a_warm_lab_answers_byte_for_byte_as_a_cold_one():
