@@ -373,51 +373,121 @@ def check_restart(start_and_save, resume):
     if missing(start_and_save) or missing(resume):
         not_done("define start_and_save(wire, night, path) and resume(wire, path) first.")
         return
-    with lab_pair() as (_, worker, notes), tempfile.TemporaryDirectory(prefix="ex20-ids-") as folder:
+    # The restarted client's lab (stdio) is up before the tasks start, so resume runs while night P07 still works
+    # (4 epochs x 300 ms) and has to follow it: a resume that polls once or never sleeps shows it.
+    with lab_pair() as (fresh, worker, _), tempfile.TemporaryDirectory(prefix="ex20-ids-") as folder:
         paths = {night: str(Path(folder) / f"{night}.task") for night in ("P07", "P08")}
+        ids = {}
         for night, path in paths.items():
+            mark = time.monotonic()
             started = attempt(start_and_save, worker, night, path, guard=GUARD_S)
             if started.not_done:
                 not_done("start_and_save still raises NotImplementedError.")
                 return
-            if started.error is not None:
-                failed(f"start_and_save raised {started.error_text}.")
+            problem = _start_problem(worker, since(worker, mark), night, started)
+            if problem:
+                failed(problem.pop("problem"), **problem)
                 return
-        ids = {night: _started_id(worker, night) for night in paths}
+            ids[night] = _started_id(worker, night)
+            if tasks.get(worker, ids[night]).result["status"] in TERMINAL:
+                failed(f"start_and_save returned only after the task of night {night} had ended.",
+                       hint="Write the task id to the file as soon as the CreateTaskResult comes, and return: the id "
+                            "is there so that polling can resume after a crash, which may come while the task works.")
+                return
         for night, path in paths.items():
             saved = Path(path).read_text(errors="replace") if Path(path).exists() else None
-            if saved is None or ids[night] is None or ids[night] not in saved:
+            if saved is None or ids[night] not in saved:
                 failed(f"The file start_and_save wrote for night {night} does not hold its task id "
                        f"({'no file' if saved is None else short(saved)}).",
                        hint="A client that restarts has nothing but what it saved: write the taskId from the "
                             "CreateTaskResult to the file (as text or JSON).")
                 return
-        # The client restarts: a new process, a new lab on the same folder; the worker lab keeps running.
-        with WatchedStdio.labserver("--tasks", "--notes", notes, timeout=STARTUP_WAIT_S) as fresh:
-            fresh.request("server/discover")
-            resumed = attempt(resume, fresh, paths["P07"], guard=GUARD_S)
-            written = list(fresh.written)
+        # The client restarts: another lab process on the same folder; the worker lab keeps running.
+        mark = time.monotonic()
+        resumed = attempt(resume, fresh, paths["P07"], guard=GUARD_S)
+        written = since(fresh, mark)
+        final = finish(worker, ids["P07"])
     if resumed.not_done:
         not_done("resume still raises NotImplementedError.")
         return
-    if resumed.error is not None:
-        failed(f"resume raised {resumed.error_text}.")
-        return
-    asked = {_object(frame.get("params")).get("taskId") for _, frame, _ in written
-             if isinstance(frame, dict) and frame.get("method") == "tasks/get"}
+    asked = {_object(frame.get("params")).get("taskId") for _, frame, _ in written if frame.get("method") == "tasks/get"}
     if ids["P07"] not in asked:
         wrong = "the other night's task" if ids["P08"] in asked else "no task the file named"
         failed(f"resume polled {wrong}, not the task in the file it was given.",
                hint="Read the task id back from the path: after a restart nothing in memory is left, and a variable "
                     "that survived here holds whichever task was started last.")
         return
+    for problem in (wire_problem(fresh, written, ids["P07"]), pace_problem(fresh, written, ids["P07"])):
+        if problem:
+            failed(_in_resume(problem.pop("problem")), **problem)
+            return
+    if resumed.hung:
+        failed(f"resume was still running after {GUARD_S} seconds.",
+               hint="Stop polling at a terminal status: completed, failed or cancelled.")
+        return
+    if resumed.error is not None:
+        failed(f"resume raised {resumed.error_text}.")
+        return
     task = as_task(resumed.value)
+    if task is not None and task.get("status") in tasks.STATUSES and task["status"] not in TERMINAL:
+        failed(f"resume returned a task that is still {task['status']}; the task ended {final['status']} later.",
+               hint="Keep polling the saved task, sleeping pollIntervalMs between polls, until it is completed, "
+                    "failed or cancelled, and return that last tasks/get result.")
+        return
     if task is None or task.get("status") != "completed" or "Night P07" not in str(task.get("result")):
         failed(f"resume returned {shown(resumed.value)}; expected the completed task of night P07.",
                hint="Poll the saved task until it ends and return the last tasks/get result.")
         return
     passed("The task id outlived its client: resume read it from the file and followed night P07 to completed "
            "through another lab process.")
+
+
+def _in_resume(problem):
+    """A wire or pace problem, told as resume's (the learner wrote two functions)."""
+    return problem.replace("Your ", "resume's ", 1).replace("You polled", "resume polled", 1)
+
+
+ARGUMENTS = {"epochs": 4, "pause_ms": 300}
+
+
+def _start_problem(wire, written, night, started):
+    """failed() arguments for what start_and_save sent (or raised) for `night`; None if it started the task right."""
+    calls = [frame for _, frame, _ in written if frame.get("method") == "tools/call"]
+    if not calls:
+        if started.error is not None:
+            return dict(problem=f"start_and_save raised {started.error_text} before it sent a tools/call.")
+        return dict(problem=f"start_and_save sent no tools/call for night {night}.",
+                    hint="Start the task with a tools/call of score_night that declares the extension in _meta.")
+    params = _object(calls[0].get("params"))
+    if params.get("name") != "score_night":
+        return dict(problem=f"start_and_save called {params.get('name')!r}; the task asks for score_night.",
+                    hint="review_night asks the user questions, which nobody answers across a restart; score_night "
+                         "works alone.")
+    arguments = _object(params.get("arguments"))
+    for name, value in ARGUMENTS.items():
+        sent = arguments.get(name)
+        if name not in arguments:
+            return dict(problem=f"start_and_save left out {name}; the task asks for "
+                                f"{', '.join(f'{k}: {v}' for k, v in ARGUMENTS.items())}.",
+                        hint="Without it the lab uses its default (20 epochs, 300 ms each): the night takes six "
+                             "seconds. Send both arguments in tools/call's arguments.")
+        if type(sent) is not int or sent != value:
+            return dict(problem=f"start_and_save sent {name}: {sent!r}; the task asks for {name}: {value} (a JSON "
+                                "integer).",
+                        hint="score_night's inputSchema says integer. SDK 2.3.0 converts a string such as \"4\", "
+                             "but the schema is the contract: another server may answer -32602.")
+    reply = wire.replies.get(calls[0].get("id")) or {}
+    if _object(reply.get("result")).get("resultType") != "task":
+        declared = _object(_object(_object(params.get("_meta")).get(frames.CLIENT_CAPABILITIES_KEY)).get("extensions"))
+        if tasks.EXTENSION not in declared:
+            return dict(problem="start_and_save's tools/call did not declare the tasks extension, so the lab ran "
+                                "score_night as a plain call: no CreateTaskResult, no task id to save.",
+                        hint="Declare io.modelcontextprotocol/tasks in the tools/call's _meta "
+                             "(io.modelcontextprotocol/clientCapabilities).")
+        return dict(problem=f"start_and_save's tools/call got {short(reply)}, not a CreateTaskResult.")
+    if started.error is not None:
+        return dict(problem=f"start_and_save raised {started.error_text}.")
+    return None
 
 
 def _started_id(wire, night):

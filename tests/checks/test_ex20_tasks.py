@@ -12,6 +12,7 @@ from checks.ex20_tasks import outcome_cases
 from mcpwire import frames, tasks
 
 TASKS = {frames.CLIENT_CAPABILITIES_KEY: {"extensions": {tasks.EXTENSION: {}}}}
+ARGUMENTS = {"epochs": 4, "pause_ms": 300}
 
 
 def stub(*args):
@@ -227,3 +228,91 @@ def test_follow_that_closes_the_wire(verdict):
         wire.close()
         return task
     assert "follow_task closed the wire it was given" in verdict(checks.check_follow, closes)
+
+
+def start_with_arguments(arguments, name="score_night", meta=TASKS):
+    def start_and_save(wire, night, path):
+        reply = wire.request("tools/call", {"name": name, "arguments": {"night": night, **arguments}}, meta=meta)
+        Path(path).write_text(json.dumps({"taskId": (reply.result or {}).get("taskId", "")}))
+    return start_and_save
+
+
+def start_with_the_helper_declaration(wire, night, path):
+    """Written differently: tasks.declare() for the _meta, the arguments in another order, pathlib's open."""
+    reply = wire.request("tools/call", {"name": "score_night", "arguments": {
+        "pause_ms": 300, "night": night, "epochs": 4}}, meta=tasks.declare())
+    with Path(path).open("w") as file:
+        json.dump(reply.result, file)
+
+
+def resume_sleeping_first(wire, path):
+    """Written differently: sleeps before each poll, the interval of the latest reply (1 s before the first)."""
+    task_id = json.loads(Path(path).read_text())["taskId"]
+    wait_s = 1.0
+    while True:
+        time.sleep(wait_s)
+        task = task_request(wire, "tasks/get", {"taskId": task_id}).result
+        if task["status"] in ("completed", "failed", "cancelled"):
+            return task
+        wait_s = task["pollIntervalMs"] / 1000
+
+
+def test_restart_right_written_differently(verdict):
+    out = verdict(checks.check_restart, start_with_the_helper_declaration, resume_sleeping_first)
+    assert out.startswith("✓ The task id outlived its client")
+
+
+def test_resume_that_polls_once(verdict):
+    def poll_once(wire, path):
+        return task_request(wire, "tasks/get", {"taskId": json.loads(Path(path).read_text())["taskId"]}).result
+    out = verdict(checks.check_restart, start_and_save_json, poll_once)
+    assert "resume returned a task that is still working" in out and "Keep polling the saved task" in out
+
+
+def test_resume_that_never_sleeps(verdict):
+    def busy(wire, path):
+        task_id = json.loads(Path(path).read_text())["taskId"]
+        while True:
+            task = task_request(wire, "tasks/get", {"taskId": task_id}).result
+            if task["status"] in ("completed", "failed", "cancelled"):
+                return task
+    out = verdict(checks.check_restart, start_and_save_json, busy)
+    assert out.startswith("✗ resume polled ") and "the task asked for 1000 ms (pollIntervalMs)" in out
+
+
+def test_saving_the_id_only_once_the_task_ended(verdict):
+    def save_at_the_end(wire, night, path):
+        reply = wire.request("tools/call", {"name": "score_night", "arguments": {
+            "night": night, "epochs": 4, "pause_ms": 300}}, meta=TASKS)
+        task_id = reply.result["taskId"]
+        follower()(wire, task_id, None)
+        Path(path).write_text(task_id)
+    out = verdict(checks.check_restart, save_at_the_end, resume_text)
+    assert "start_and_save returned only after the task of night P07 had ended" in out
+
+
+@pytest.mark.parametrize("arguments, said", [
+    ({}, "start_and_save left out epochs; the task asks for epochs: 4, pause_ms: 300"),
+    ({"epochs": "4", "pause_ms": "300"}, "start_and_save sent epochs: '4'; the task asks for epochs: 4 (a JSON integer)"),
+    ({"epochs": 4, "pause_ms": 1}, "start_and_save sent pause_ms: 1; the task asks for pause_ms: 300"),
+])
+def test_starting_with_other_arguments(verdict, arguments, said):
+    assert said in verdict(checks.check_restart, start_with_arguments(arguments), resume_json)
+
+
+def test_starting_the_other_tool(verdict):
+    out = verdict(checks.check_restart, start_with_arguments(ARGUMENTS, name="review_night"), resume_json)
+    assert "start_and_save called 'review_night'; the task asks for score_night" in out
+
+
+def test_starting_without_the_extension(verdict):
+    out = verdict(checks.check_restart, start_with_arguments(ARGUMENTS, meta=frames.DEFAULT), resume_json)
+    assert "did not declare the tasks extension, so the lab ran score_night as a plain call" in out
+
+
+def test_resume_without_the_extension(verdict):
+    def undeclared(wire, path):
+        task_id = json.loads(Path(path).read_text())["taskId"]
+        return follower(meta=frames.DEFAULT)(wire, task_id, None)
+    out = verdict(checks.check_restart, start_and_save_json, undeclared)
+    assert "resume's tasks/get did not declare the tasks extension" in out and "-32021" in out
