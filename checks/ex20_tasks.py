@@ -25,7 +25,9 @@ FORM = {"elicitation": {"form": {}}}
 TERMINAL = ("completed", "failed", "cancelled")
 PACE_SLACK_S = 0.05  # a poll this much early is the clock's jitter, not a client in a hurry
 GUARD_S = 40
-DEADLINE_S = 2.0
+DEADLINE_S = 3.0
+SCORE_POLL_S = 1.0  # score_night's pollIntervalMs in the lab
+SILENCE_SLACK_S = 1.0  # a poll may come this much after pollIntervalMs on a busy machine and still count as on time
 LATE_S = 2.5  # a cancel may wait for the poll that finds the deadline passed: one pollIntervalMs, and a busy machine
 ANSWERS = {"epoch-7": "REM", "epoch-14": "W"}
 
@@ -65,6 +67,14 @@ def stdio_tasks_lab():
             WatchedStdio.labserver("--tasks", "--notes", notes, timeout=STARTUP_WAIT_S) as stdio:
         stdio.request("server/discover")
         yield stdio
+
+
+@contextmanager
+def http_tasks_lab():
+    """One watched HTTP lab with --tasks on a fresh notes folder, stopped afterwards."""
+    with tempfile.TemporaryDirectory(prefix="ex20-") as notes, \
+            WatchedHttp.labserver("--tasks", "--notes", notes, timeout=STARTUP_WAIT_S) as http:
+        yield http
 
 
 @contextmanager
@@ -329,41 +339,87 @@ def check_deadline(stop_at_deadline):
     if missing(stop_at_deadline):
         not_done("define stop_at_deadline(wire, task_id, deadline_s) first.")
         return
-    with stdio_tasks_lab() as stdio:
-        task_id = start(stdio, "score_night", {"night": "P07", "pause_ms": 400})
-        mark = time.monotonic()
-        outcome = attempt(stop_at_deadline, stdio, task_id, DEADLINE_S, guard=GUARD_S)
-        if outcome.not_done:
-            not_done("stop_at_deadline still raises NotImplementedError.")
-            return
-        written = since(stdio, mark)
-        for problem in (wire_problem(stdio, written, task_id), pace_problem(stdio, written, task_id),
-                        closed_problem(stdio, "stop_at_deadline")):
-            if problem:
-                failed(problem.pop("problem"), **problem)
+    for lab in (stdio_tasks_lab, http_tasks_lab):
+        with lab() as wire:
+            if not _deadline_on(stop_at_deadline, wire):
                 return
-        if outcome.error is not None:
-            failed(f"stop_at_deadline raised {outcome.error_text}.")
-            return
-        cancels = [at - mark for at, frame, _ in written if frame.get("method") == "tasks/cancel"]
-        if not cancels:
-            failed(f"stop_at_deadline sent no tasks/cancel; the task runs for 8 s and the deadline was {DEADLINE_S:g} s.",
-                   hint="Once the deadline has passed (time.monotonic() against a start time), send tasks/cancel.")
-            return
-        if cancels[0] < DEADLINE_S - PACE_SLACK_S - 1.0:
-            failed(f"stop_at_deadline cancelled {cancels[0]:.1f} s after it started, long before the "
-                   f"{DEADLINE_S:g} s deadline.", hint="Poll until the deadline; cancel only when it has passed.")
-            return
-        if cancels[0] > DEADLINE_S + LATE_S:
-            failed(f"stop_at_deadline cancelled {cancels[0]:.1f} s after it started; the deadline was {DEADLINE_S:g} s.",
-                   hint="Check the deadline before each sleep, and cancel as soon as the next poll would come after it.")
-            return
-        final = finish(stdio, task_id)
+    passed(f"stop_at_deadline polled at pollIntervalMs and cancelled with tasks/cancel at the {DEADLINE_S:g} s deadline, "
+           "on stdio and over HTTP; the task ended cancelled.")
+
+
+def _deadline_on(stop_at_deadline, wire):
+    task_id = start(wire, "score_night", {"night": "P07", "pause_ms": 400})
+    mark = time.monotonic()
+    outcome = attempt(stop_at_deadline, wire, task_id, DEADLINE_S, guard=GUARD_S)
+    if outcome.not_done:
+        not_done("stop_at_deadline still raises NotImplementedError.")
+        return False
+    written = since(wire, mark)
+    for problem in (wire_problem(wire, written, task_id), pace_problem(wire, written, task_id),
+                    closed_problem(wire, "stop_at_deadline")):
+        if problem:
+            failed(problem.pop("problem"), **problem)
+            return False
+    if outcome.error is not None:
+        failed(f"stop_at_deadline raised {outcome.error_text} on {wire.transport}.")
+        return False
+    cancels = [at - mark for at, frame, _ in written if frame.get("method") == "tasks/cancel"]
+    if not cancels:
+        failed(f"stop_at_deadline sent no tasks/cancel; the task runs for 8 s and the deadline was {DEADLINE_S:g} s.",
+               hint="Once the deadline has passed (time.monotonic() against a start time), send tasks/cancel.")
+        return False
+    if cancels[0] < DEADLINE_S - PACE_SLACK_S - 1.0:
+        failed(f"stop_at_deadline cancelled {cancels[0]:.1f} s after it started, long before the "
+               f"{DEADLINE_S:g} s deadline.", hint="Poll until the deadline; cancel only when it has passed.")
+        return False
+    silence = _silence_problem(wire, written, task_id, mark)
+    if silence:
+        failed(silence.pop("problem"), **silence)
+        return False
+    if cancels[0] > DEADLINE_S + LATE_S:
+        failed(f"stop_at_deadline cancelled {cancels[0]:.1f} s after it started; the deadline was {DEADLINE_S:g} s.",
+               hint="Check the deadline before each sleep, and cancel as soon as the next poll would come after it.")
+        return False
+    final = finish(wire, task_id)
     if final["status"] != "cancelled":
-        failed(f"The task ended {final['status']}, not cancelled.")
-        return
-    passed(f"stop_at_deadline polled at pollIntervalMs and cancelled with tasks/cancel at the {DEADLINE_S:g} s deadline; "
-           "the task ended cancelled.")
+        rejected = _rejected_cancel(wire)
+        failed(f"The task ended {final['status']}, not cancelled"
+               + (f": the lab answered your tasks/cancel with error {rejected}." if rejected else "."),
+               **(dict(hint="tasks/cancel names the task as params.taskId, as tasks/get does.") if rejected else {}))
+        return False
+    return True
+
+
+def _silence_problem(wire, written, task_id, mark):
+    """A stretch before the cancel with no poll, longer than pollIntervalMs and a busy machine's delay."""
+    moments = [mark] + [at for at, frame, _ in written if frame.get("method") == "tasks/get"
+                        and _object(frame.get("params")).get("taskId") == task_id]
+    cancel_at = next(at for at, frame, _ in written if frame.get("method") == "tasks/cancel")
+    moments = [at for at in moments if at < cancel_at] + [cancel_at]
+    longest = max(after - before for before, after in zip(moments, moments[1:]))
+    if longest <= SCORE_POLL_S + SILENCE_SLACK_S:
+        return None
+    polls = len(moments) - 2
+    said = "without a single tasks/get" if polls == 0 else f"with {polls} tasks/get"
+    return dict(problem=f"stop_at_deadline waited {longest:.1f} s between two requests, {said} before it cancelled; "
+                        f"the task asked for a poll every {SCORE_POLL_S * 1000:.0f} ms.",
+                hint="Keep polling at pollIntervalMs until the deadline: the task may end, fail or ask for input "
+                     "while you wait, and only a poll shows it.")
+
+
+def _rejected_cancel(wire):
+    """The error a tasks/cancel got, as 'code message'; None when every tasks/cancel was accepted."""
+    for exchange in wire.transcript:
+        if exchange.method != "tasks/cancel":
+            continue
+        for payload in exchange.down_payloads:
+            try:
+                error = json.loads(payload).get("error")
+            except (ValueError, AttributeError):
+                continue
+            if isinstance(error, dict):
+                return f"{error.get('code')} {error.get('message')}"
+    return None
 
 
 # --- task 4: survive a restart ------------------------------------------------------------------

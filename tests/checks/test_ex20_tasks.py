@@ -149,6 +149,62 @@ def test_deadline_right(verdict, stop):
     assert verdict(checks.check_deadline, stop).startswith("✓ stop_at_deadline polled at pollIntervalMs")
 
 
+def deadline_with_the_helpers(wire, task_id, deadline_s):
+    """Written differently: mcpwire.tasks for the requests, perf_counter, the time left counted down."""
+    started = time.perf_counter()
+    while (task := tasks.get(wire, task_id).result)["status"] == "working":
+        left_s = deadline_s - (time.perf_counter() - started)
+        if left_s < task["pollIntervalMs"] / 1000:
+            tasks.cancel(wire, task_id)
+            break
+        time.sleep(task["pollIntervalMs"] / 1000)
+
+
+def test_deadline_right_with_the_helpers(verdict):
+    assert verdict(checks.check_deadline, deadline_with_the_helpers).startswith("✓ stop_at_deadline polled")
+
+
+def test_deadline_without_polling(verdict):
+    def sleeps_then_cancels(wire, task_id, deadline_s):
+        time.sleep(deadline_s)
+        task_request(wire, "tasks/cancel", {"taskId": task_id})
+    out = verdict(checks.check_deadline, sleeps_then_cancels)
+    assert "without a single tasks/get before it cancelled" in out and "Keep polling at pollIntervalMs" in out
+
+
+def test_deadline_polling_once_then_sleeping(verdict):
+    def polls_once(wire, task_id, deadline_s):
+        started = time.monotonic()
+        if task_request(wire, "tasks/get", {"taskId": task_id}).result["status"] == "working":
+            time.sleep(max(0, deadline_s - (time.monotonic() - started)))
+            task_request(wire, "tasks/cancel", {"taskId": task_id})
+    out = verdict(checks.check_deadline, polls_once)
+    assert "with 1 tasks/get before it cancelled" in out
+
+
+def test_deadline_cancel_without_mcp_name_over_http(verdict):
+    def cancel_bare(wire, task_id, deadline_s):
+        ends_at = time.monotonic() + deadline_s
+        while True:
+            task = task_request(wire, "tasks/get", {"taskId": task_id}).result
+            if time.monotonic() + task["pollIntervalMs"] / 1000 > ends_at:
+                wire.request("tasks/cancel", {"taskId": task_id}, meta=TASKS)
+                return
+            time.sleep(task["pollIntervalMs"] / 1000)
+    out = verdict(checks.check_deadline, cancel_bare)
+    assert "Your tasks/cancel over HTTP went without Mcp-Name" in out
+
+
+def test_deadline_cancel_naming_the_task_id(verdict):
+    def cancel_by_id(wire, task_id, deadline_s):
+        ends_at = time.monotonic() + deadline_s
+        while time.monotonic() + task_request(wire, "tasks/get", {"taskId": task_id}).result["pollIntervalMs"] / 1000 < ends_at:
+            time.sleep(1)
+        wire.request("tasks/cancel", {"id": task_id}, meta=TASKS)
+    out = verdict(checks.check_deadline, cancel_by_id)
+    assert "The task ended completed, not cancelled: the lab answered your tasks/cancel with error -32602" in out
+
+
 def test_deadline_with_notifications_cancelled(verdict):
     def with_notification(wire, task_id, deadline_s):
         time.sleep(deadline_s)
