@@ -285,7 +285,21 @@ def outcome_cases():
         working = tasks.get(stdio, start(stdio, "score_night", {"night": "P07", "pause_ms": 500})).result
         cancelled = finish(stdio, cancelled_id)
     return [(done, "done"), (tool_error, "tool error"), (failed_task, "failed"), (cancelled, "cancelled"),
-            (waiting, "not finished"), (working, "not finished")]
+            (waiting, "not finished"), (working, "not finished"), *other_servers_results(done)]
+
+
+def other_servers_results(done):
+    """Two completed tasks another server may send, made from the lab's: isError left out (the schema: "If not set,
+    this is assumed to be false"), and a plain result whose text talks of errors."""
+    silent = copy.deepcopy(done)
+    silent["result"].pop("isError", None)
+    wordy = copy.deepcopy(done)
+    wordy["result"]["content"] = [{"type": "text", "text": "No errors in the recording. " + _text(done["result"])}]
+    return [(silent, "done"), (wordy, "done")]
+
+
+def _text(result):
+    return " ".join(block.get("text", "") for block in result.get("content", []) if isinstance(block, dict))
 
 
 def _wait_for(wire, task_id, status):
@@ -310,13 +324,15 @@ def check_outcome(outcome, cases=None):
             return
         if got.error is not None:
             failed(f"outcome raised {got.error_text} for a {task['status']} task: {short(task)}",
-                   hint="Read status first; result, error and inputRequests exist only in their own status.")
+                   hint="isError is optional in a CallToolResult, and missing means false: read it with "
+                        ".get(\"isError\", False)." if "isError" in got.error_text else
+                   "Read status first; result, error and inputRequests exist only in their own status.")
             return
         if got.value != expected:
             failed(f"outcome gave {shown(got.value)} for {short(task)}; expected {expected!r}.",
                    **_outcome_hint(task, got.value))
             return
-    passed("outcome read all six tasks right: a tool error is a completed task, input_required and working are not "
+    passed(f"outcome read all {len(cases)} tasks right: a tool error is a completed task, input_required and working are not "
            "finished, failed carries a JSON-RPC error.")
 
 
@@ -324,6 +340,12 @@ def _outcome_hint(task, said):
     if task["status"] == "completed" and task["result"].get("isError") and said == "failed":
         return dict(hint="A tool that reports isError: true has done its job: the task is completed, and the error is "
                          "in result for the model to read. failed is only for a JSON-RPC error, which comes in error.")
+    if task["status"] == "completed" and "isError" not in task["result"] and said != "done":
+        return dict(hint="This result has no isError. CallToolResult's isError is optional: \"If not set, this is "
+                         "assumed to be false (the call was successful)\". Read a missing isError as false.")
+    if task["status"] == "completed" and not task["result"].get("isError") and said != "done":
+        return dict(hint="isError is false here, whatever the text says: decide from result.isError, never from the "
+                         "words of the content, which are written for the model.")
     if task["status"] == "input_required":
         return dict(hint="input_required is not an end: the task waits for answers and then works on.")
     if task["status"] == "completed":

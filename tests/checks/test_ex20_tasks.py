@@ -102,7 +102,7 @@ def outcome_by_table(task):
 
 @pytest.mark.parametrize("outcome", [outcome_right, outcome_by_table])
 def test_outcome_right(verdict, cases, outcome):
-    assert verdict(checks.check_outcome, outcome, cases).startswith("✓ outcome read all six tasks right")
+    assert verdict(checks.check_outcome, outcome, cases).startswith("✓ outcome read all 8 tasks right")
 
 
 def test_outcome_treating_is_error_as_failed(verdict, cases):
@@ -112,6 +112,22 @@ def test_outcome_treating_is_error_as_failed(verdict, cases):
         return outcome_right(task)
     out = verdict(checks.check_outcome, is_error_fails, cases)
     assert "expected 'tool error'" in out and "failed is only for a JSON-RPC error" in out
+
+
+@pytest.mark.parametrize("read_is_error, said", [
+    (lambda result: result.get("isError", True), "expected 'done'"),
+    (lambda result: result["isError"], "outcome raised KeyError: 'isError' for a completed task"),
+    (lambda result: "No " in result["content"][0]["text"] or "error" in result["content"][0]["text"].lower(),
+     "expected 'done'"),
+])
+def test_outcome_reading_is_error_otherwise(verdict, cases, read_is_error, said):
+    def reads_it_otherwise(task):
+        if task["status"] == "completed":
+            return "tool error" if read_is_error(task["result"]) else "done"
+        return outcome_right(task)
+    out = verdict(checks.check_outcome, reads_it_otherwise, cases)
+    assert said in out and ("assumed to be false" in out or "missing means false" in out
+                            or "never from the words of the content" in out)
 
 
 def test_outcome_treating_input_required_as_the_end(verdict, cases):
