@@ -1,9 +1,10 @@
 """Grading a class: `python -m bench.grade_bench [--notebooks N] [--jobs J]`.
 
 A synthetic class of N notebooks cycling through every exercise: right ones (the solutions), stubs (the
-exercises as handed out), wrong ones (solutions with every JSON-RPC version written "2.1") and stuck ones (a
-busy loop, stopped at the cell limit). The same class is graded twice in one run: the grader as it is (a warm
-sandbox per learner) and the baseline it replaced (a sandbox and cold labs for every notebook). Prints every
+exercises as handed out), wrong ones (each answer a function that returns None, or a top-level answer that does
+nothing, so the checks run and say ✗) and stuck ones (a busy loop, stopped at the cell limit). The same class
+is graded twice in one run: the grader as it is (a warm sandbox per learner) and the baseline it replaced (a
+sandbox and cold labs for every notebook). Prints every
 workload: notebooks per minute, wall and CPU per notebook by kind, and where a sandbox's time goes.
 """
 
@@ -21,6 +22,7 @@ import nbformat
 from checks.grade import grade_folder, isolation_available
 
 ROOT = Path(__file__).resolve().parents[1]
+STUB = 'raise NotImplementedError("your code here")'  # what scripts/make_exercises.py leaves for an answer
 KINDS = ["right", "right", "right", "wrong", "stub", "right", "right", "wrong", "stub", "stuck"]
 STUCK_CELL_LIMIT = 20
 
@@ -32,12 +34,14 @@ def notebook_of(kind, exercise):
         nb = nbformat.v4.new_notebook()
         nb.cells = [nbformat.v4.new_code_cell("while True:\n    pass")]
         return nb
-    nb = nbformat.read(ROOT / "solutions" / f"{exercise}.ipynb", as_version=4)
     if kind == "wrong":
+        nb = nbformat.read(ROOT / "exercises" / f"{exercise}.ipynb", as_version=4)
         for cell in nb.cells:
             if cell.cell_type == "code":
-                cell.source = cell.source.replace('"2.0"', '"2.1"')
-    return nb
+                cell.source = "\n".join(("pass" if line == STUB else line.replace(STUB, "return None"))
+                                         for line in cell.source.splitlines())
+        return nb
+    return nbformat.read(ROOT / "solutions" / f"{exercise}.ipynb", as_version=4)
 
 
 def make_class(folder, count, per_learner):
