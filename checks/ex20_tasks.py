@@ -82,8 +82,9 @@ def lab_pair():
     """A stdio lab and an HTTP lab with --tasks on one fresh notes folder, watched; both stopped afterwards."""
     with tempfile.TemporaryDirectory(prefix="ex20-") as notes, ExitStack() as stack:
         stdio = stack.enter_context(WatchedStdio.labserver("--tasks", "--notes", notes, timeout=STARTUP_WAIT_S))
-        http = stack.enter_context(WatchedHttp.labserver("--tasks", "--notes", notes, timeout=STARTUP_WAIT_S))
+        # Answered, the stdio lab has set up the task store: two labs creating it at once can find it locked.
         stdio.request("server/discover")
+        http = stack.enter_context(WatchedHttp.labserver("--tasks", "--notes", notes, timeout=STARTUP_WAIT_S))
         yield stdio, http, notes
 
 
@@ -236,6 +237,19 @@ def _follow_on(follow_task, wire):
         if problem:
             failed(problem.pop("problem"), **problem)
             return False
+    repeats = [key for key in dict.fromkeys(asked) if asked.count(key) > 1]
+    if repeats:
+        failed(f"follow_task called answer for {repeats[0]!r} {asked.count(repeats[0])} times; the user would be "
+               "asked the same question on every poll.",
+               hint="Call answer(key, request) once for each key you have not answered yet, before you build the "
+                    "tasks/update: keep a set of the keys you answered.")
+        return False
+    rejected = _rejected(wire, "tasks/update")
+    if rejected:
+        failed(f"The lab answered your tasks/update with error {rejected}.",
+               hint="params.inputResponses is an object keyed like inputRequests, each value what answer returned: "
+                    "{\"taskId\": ..., \"inputResponses\": {\"epoch-7\": {\"action\": \"accept\", ...}}}.")
+        return False
     if outcome.hung:
         failed(f"follow_task was still running after {GUARD_S} seconds on {wire.transport}.",
                hint="Stop polling at a terminal status: completed, failed or cancelled.")
@@ -262,6 +276,11 @@ def _follow_on(follow_task, wire):
                     "pass its key and request to answer, and send what it returns with tasks/update.")
         return False
     final = finish(wire, task_id)
+    if final["status"] == "failed":
+        failed(f"review_night ended failed: {_object(final.get('error')).get('message')}.",
+               hint="Send what answer(key, request) returns as the value for its key, unchanged: it is already an "
+                    "ElicitResult ({\"action\": \"accept\", \"content\": {...}}).")
+        return False
     if task["status"] != final["status"] or final["status"] != "completed":
         failed(f"follow_task returned a {task['status']} task; the task ended {final['status']}.",
                hint="Return the tasks/get result that showed the terminal status.")
@@ -404,7 +423,7 @@ def _deadline_on(stop_at_deadline, wire):
         return False
     final = finish(wire, task_id)
     if final["status"] != "cancelled":
-        rejected = _rejected_cancel(wire)
+        rejected = _rejected(wire, "tasks/cancel")
         failed(f"The task ended {final['status']}, not cancelled"
                + (f": the lab answered your tasks/cancel with error {rejected}." if rejected else "."),
                **(dict(hint="tasks/cancel names the task as params.taskId, as tasks/get does.") if rejected else {}))
@@ -429,10 +448,10 @@ def _silence_problem(wire, written, task_id, mark):
                      "while you wait, and only a poll shows it.")
 
 
-def _rejected_cancel(wire):
-    """The error a tasks/cancel got, as 'code message'; None when every tasks/cancel was accepted."""
+def _rejected(wire, method):
+    """The error a request of `method` got, as 'code message'; None when every one was accepted."""
     for exchange in wire.transcript:
-        if exchange.method != "tasks/cancel":
+        if exchange.method != method:
             continue
         for payload in exchange.down_payloads:
             try:

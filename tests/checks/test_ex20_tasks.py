@@ -84,6 +84,67 @@ def test_declaring_the_extension_only_on_the_call(verdict):
     assert "did not declare the tasks extension" in out and "-32021" in out
 
 
+def follow_with_the_helpers(wire, task_id, answer):
+    """Written differently: mcpwire.tasks requests, the answers kept in a dict, the interval read up front."""
+    given = {}
+    task = tasks.get(wire, task_id).result
+    while task["status"] not in ("completed", "failed", "cancelled"):
+        asked = {key: request for key, request in task.get("inputRequests", {}).items() if key not in given}
+        if asked:
+            given.update({key: answer(key, request) for key, request in asked.items()})
+            tasks.update(wire, task_id, {key: given[key] for key in asked})
+        time.sleep(task["pollIntervalMs"] / 1000)
+        task = tasks.get(wire, task_id).result
+    return task
+
+
+def test_follow_right_with_the_helpers(verdict):
+    assert verdict(checks.check_follow, follow_with_the_helpers).startswith("✓ follow_task drove review_night")
+
+
+def asking_every_poll(wire, task_id, answer):
+    sent = set()
+    while True:
+        task = task_request(wire, "tasks/get", {"taskId": task_id}).result
+        if task["status"] in ("completed", "failed", "cancelled"):
+            return task
+        answers = {key: answer(key, request) for key, request in task.get("inputRequests", {}).items()}
+        fresh = {key: value for key, value in answers.items() if key not in sent}
+        if fresh:
+            task_request(wire, "tasks/update", {"taskId": task_id, "inputResponses": fresh})
+            sent.update(fresh)
+        time.sleep(task["pollIntervalMs"] / 1000)
+
+
+def test_asking_the_user_on_every_poll(verdict):
+    out = verdict(checks.check_follow, asking_every_poll)
+    assert "follow_task called answer for 'epoch-7'" in out and "keep a set of the keys you answered" in out
+
+
+def test_wrapping_the_answer_again(verdict):
+    def wraps(wire, task_id, answer):
+        return follower()(wire, task_id, lambda key, request: {"action": "accept", "content": answer(key, request)})
+    out = verdict(checks.check_follow, wraps)
+    assert "review_night ended failed: Invalid input response for 'epoch-7'" in out and "unchanged" in out
+
+
+def test_sending_the_answers_as_a_list(verdict):
+    def as_list(wire, task_id, answer):
+        answered = set()
+        while True:
+            task = task_request(wire, "tasks/get", {"taskId": task_id}).result
+            if task["status"] in ("completed", "failed", "cancelled"):
+                return task
+            fresh = [(key, request) for key, request in task.get("inputRequests", {}).items() if key not in answered]
+            if fresh:
+                task_request(wire, "tasks/update", {"taskId": task_id, "inputResponses": [
+                    {key: answer(key, request)} for key, request in fresh]})
+                answered.update(key for key, _ in fresh)
+            time.sleep(task["pollIntervalMs"] / 1000)
+    out = verdict(checks.check_follow, as_list)
+    assert "The lab answered your tasks/update with error -32602" in out and "keyed like inputRequests" in out
+
+
 @pytest.fixture(scope="module")
 def cases():
     return outcome_cases()
