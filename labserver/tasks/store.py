@@ -138,6 +138,20 @@ def _dumps(value: Any) -> str | None:
     return None if value is None else json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
+def _enter_wal(db: sqlite3.Connection) -> None:
+    """Switch a new store to WAL. The switch needs the file to itself, and SQLite does not wait for it with the
+    busy timeout: a second lab opening the same new store at that moment was told "database is locked"."""
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 class TaskStore:
     """All tasks of one notes folder. Safe to share between threads and between processes."""
 
@@ -153,7 +167,8 @@ class TaskStore:
         if db is None:
             db = sqlite3.connect(self.path, timeout=10.0, isolation_level=None, check_same_thread=True)
             db.row_factory = sqlite3.Row
-            db.execute("PRAGMA journal_mode=WAL")
+            if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":  # WAL stays with the file once set
+                _enter_wal(db)
             # FULL: a task the lab has announced survives a crash of the machine, not only of the process.
             db.execute("PRAGMA synchronous=FULL")
             self._local.db = db

@@ -5,6 +5,8 @@ from others and finishes there, two pollers see one story, the store holds a tho
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -135,3 +137,35 @@ def test_under_auth_a_strangers_listen_accepts_none_of_the_ids(auth_lab):
                            meta=tasks.declare())
     ack = bob.send(frame, stream_for=1.0).notifications[0]
     assert ack["params"]["notifications"] == {"taskIds": []}
+
+
+OPEN_AND_CREATE = """
+import sys
+import threading
+from pathlib import Path
+from labserver.tasks.store import TaskStore
+store = TaskStore(Path(sys.argv[1]))
+ids = []
+def work(n):  # a lab's threads each open a connection of their own, while other labs write
+    for _ in range(10):
+        ids.append(store.create(owner="anyone", tool="score_night", status_message="starting", ttl_ms=60_000,
+                                poll_ms=500, worker=f"{sys.argv[2]}-{n}").task_id)
+threads = [threading.Thread(target=work, args=(n,)) for n in range(4)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+print("\\n".join(ids))
+"""
+
+
+def test_labs_opening_one_new_store_at_the_same_moment_all_start(tmp_path):
+    # The first switch to WAL needs the file to itself; a lab that lost that race used to crash with
+    # "database is locked" (two labs on one notes folder, as lesson 20 starts them).
+    runs = [subprocess.Popen([sys.executable, "-c", OPEN_AND_CREATE, str(tmp_path), f"worker-{n}"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for n in range(8)]
+    outputs = [run.communicate(timeout=60) for run in runs]
+    assert [run.returncode for run in runs] == [0] * 8, [err for _, err in outputs]
+    store = TaskStore(tmp_path)
+    ids = [task_id for out, _ in outputs for task_id in out.split()]
+    assert len(ids) == 8 * 4 * 10 and {store.get(task_id, "anyone").status for task_id in ids} == {"working"}
