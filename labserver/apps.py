@@ -10,7 +10,6 @@ the server side only: the host and the View are the kit's own (`mcpwire.apps_hos
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -20,13 +19,12 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
+from labserver import nights
+from labserver.nights import EPOCH_SECONDS, NIGHTS
 from labserver.tools import READS, hints
 
 HYPNOGRAM_VIEW_URI = "ui://notes-lab/hypnogram.html"
-EPOCH_SECONDS = 30
-# Pilot night P07, one stage per 30 s epoch (its first twenty epochs: enough to click through).
-NIGHTS = {"P07": "W W N1 N2 N2 N3 N1 N3 N2 N2 REM REM N2 N1 N2 N3 N3 N2 REM W".split()}
-STAGE_ORDER = ("W", "REM", "N1", "N2", "N3")
+STAGE_ORDER = ("W", "REM", "N1", "N2", "N3")  # the order the View stacks them, top to bottom
 
 Night = Annotated[Literal["P07"], Field(description="The pilot night, e.g. 'P07'.")]
 
@@ -37,8 +35,7 @@ def view_html() -> str:
 
 
 def tally(stages: list[str]) -> str:
-    counts = Counter(stages)
-    return ", ".join(f"{stage} {counts[stage]}" for stage in STAGE_ORDER if counts[stage])
+    return nights.tally(stages, STAGE_ORDER)
 
 
 def minutes(seconds: int) -> str:

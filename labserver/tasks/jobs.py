@@ -8,18 +8,15 @@ the status is dropped and the pause is a sleep.
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any, Protocol
 
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 
-# Two pilot nights, one stage per 30 s epoch (the first epochs of each night, enough for the lab).
-NIGHTS = {
-    "P07": "W W N1 N2 N2 N3 N1 N3 N2 N2 REM REM N2 N1 N2 N3 N3 N2 REM W".split(),
-    "P08": "W N1 N1 N2 N2 N2 N3 N3 N2 REM N2 N2 N3 N2 N1 REM REM N2 N2 W".split(),
-}
-STAGE_ORDER = ["W", "N1", "N2", "N3", "REM"]
+from labserver import nights
+from labserver.nights import NIGHTS
+
+STAGE_ORDER = ("W", "N1", "N2", "N3", "REM")
 # Epochs the automatic scorer cannot decide: (its guess, the other candidate). review_night asks about these.
 AMBIGUOUS = {7: ("N1", "REM"), 14: ("N1", "W")}
 # The scorer rereads an epoch with the user's answer before it moves on; until then the question stays in
@@ -53,8 +50,7 @@ def stages_of(night: str) -> list[str]:
 
 
 def tally(stages: list[str]) -> str:
-    counts = Counter(stages)
-    return ", ".join(f"{stage} {counts[stage]}" for stage in STAGE_ORDER if counts[stage])
+    return nights.tally(stages, STAGE_ORDER)
 
 
 def text_result(text: str) -> dict[str, Any]:
