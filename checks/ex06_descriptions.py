@@ -32,7 +32,7 @@ HIT_FIELDS = {"hits", "id", "title", "score", "snippet"}
 KNOWN_NAMES = {*ARGUMENTS, *ARGUMENTS["search_notes"], *ARGUMENTS["read_note"], *HIT_FIELDS}
 SCHEMA_NUMBERS = {1, 5, 50}  # limit: minimum, default, maximum
 # A model reads "top ten" as 10 just as it reads "top 10"; "one" (1) and "five" (5) are the schema's own.
-NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+NUMBER_WORDS = {"zero": 0, "two": 2, "three": 3, "four": 4, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
                 "eleven": 11, "twelve": 12, "dozen": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "forty": 40,
                 "hundred": 100}
 # Backticked (a backticked call by its tool's name), snake_case, camelCase. camelCase needs two lowercase letters

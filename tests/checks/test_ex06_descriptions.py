@@ -89,6 +89,9 @@ DESCRIPTION_WRONG = [
                  ("the name 'maxResults'", "rule 2"), id="camel-case-argument"),
     pytest.param("Search the lab notes; top ten hits, best first. Read one with read_note.",
                  ("the number 10 (written 'ten')", "rule 2"), id="a-number-in-words"),
+    # Blind learner run: "0" failed while the word for it passed.
+    pytest.param("Find lab notes, best first, zero or more hits; read_note reads a hit.",
+                 ("the number 0 (written 'zero')", "rule 2"), id="zero-in-words"),
     pytest.param("Search the lab notes; best first. Read one with fetch_note.",
                  ("read_note",), id="the-wrong-tool"),
     pytest.param(["Search the lab notes; best first. Read one with read_note."], ("must be a string",), id="a-list"),
