@@ -227,11 +227,23 @@ def _judge_matching(outcome, received):
                hint=ID_TYPE_HINT if retyped else "File each reply under reply[\"id\"], the id of the request it answers.",
                more=LOOP_HINT)
         return False
+    extra = [key for key in replies if key not in EXPECTED_IDS]
+    if extra:
+        failed(f"{sent} Your dict also has the key{'s' if len(extra) > 1 else ''} {', '.join(map(repr, extra))}: it "
+               "holds one reply per request id, and nothing else.",
+               hint="A notification has no id and answers no request: skip any line with a method (progress, log).",
+               more=LOOP_HINT)
+        return False
     for request_id in EXPECTED_IDS:
         reply = replies[request_id]
         if not isinstance(reply, dict):
             failed(f"{sent} Under id {request_id!r} you filed {type(reply).__name__}, not a parsed reply: "
                    f"{short(reply)}", hint="Parse each line with json.loads.")
+            return False
+        if not {"id", "method", "jsonrpc"} & set(reply):
+            failed(f"{sent} Under id {request_id!r} you filed {short(reply)}: the result or error alone, not the whole "
+                   "reply.", hint="File the parsed message itself (jsonrpc, id and result or error): the caller reads "
+                                  "reply[\"result\"] or reply[\"error\"] from it.")
             return False
         if "method" in reply and "id" not in reply:
             failed(f"{sent} Under id {request_id!r} you filed a {reply['method']} notification, not a reply.",

@@ -87,7 +87,7 @@ def pump(stream, lines):
 
 def send_and_match(*, flush=True, newline=True, skip_notes=True, wait_for_all=False, deadline=True,
                    by_position=False, raw=False, results_only=False, close=False, per_line=False,
-                   bare_timeout=False, progress_only=False):
+                   bare_timeout=False, progress_only=False, file_notes=False, payload=False):
     def work(proc, frames, timeout=5.0):
         lines = queue.Queue()
         threading.Thread(target=pump, args=(proc.stdout, lines), daemon=True).start()
@@ -112,12 +112,15 @@ def send_and_match(*, flush=True, newline=True, skip_notes=True, wait_for_all=Fa
             if progress_only:
                 if message.get("method") == "notifications/progress":
                     continue
+            elif file_notes and "method" in message:
+                replies[message.get("id")] = message
+                continue
             elif skip_notes and "method" in message or results_only and "result" not in message:
                 continue
             key = order[len(replies)] if by_position else message["id"]
             if key in waiting:
                 waiting.remove(key)
-                replies[key] = line if raw else message
+                replies[key] = line if raw else message.get("result", message.get("error")) if payload else message
         return replies
     return work
 
@@ -218,6 +221,9 @@ LOOP_WRONG = [
                  id="timeout-error-without-the-ids"),
     pytest.param(send_and_match(progress_only=True), ("KeyError", "notifications/message", "whichever method"),
                  id="skips-only-progress-notifications"),
+    # A blind learner run: the notifications filed under their missing id, and the payload filed for the reply.
+    pytest.param(send_and_match(file_notes=True), ("also has the key None", "no id"), id="notifications-filed-under-none"),
+    pytest.param(send_and_match(payload=True), ("not the whole reply", "result"), id="payload-filed-for-the-reply"),
 ]
 
 
