@@ -197,6 +197,10 @@ def _is_json(line):
 def _judge_matching(outcome, received):
     sent = ("The check sent reindex (id 'slow'), search_notes (id 2, a number), a notification, a tools/list with no "
             "envelope (id 'refused', answered with an error) and server/discover (id '2', a string).")
+    if outcome.error and not received and not isinstance(outcome.error, (TimeoutError, KeyError)):
+        failed(f"{sent} Your function raised {outcome.error_text} before one byte reached the server.",
+               hint="Read what raised first: proc.stdin is a binary pipe, so it takes bytes (line.encode()), not str.")
+        return False
     if (outcome.hung or outcome.error or not isinstance(outcome.value, dict)) and not _judge_arrival(sent, received):
         return False
     if outcome.hung:

@@ -87,12 +87,13 @@ def pump(stream, lines):
 
 def send_and_match(*, flush=True, newline=True, skip_notes=True, wait_for_all=False, deadline=True,
                    by_position=False, raw=False, results_only=False, close=False, per_line=False,
-                   bare_timeout=False, progress_only=False, file_notes=False, payload=False):
+                   bare_timeout=False, progress_only=False, file_notes=False, payload=False, text=False):
     def work(proc, frames, timeout=5.0):
         lines = queue.Queue()
         threading.Thread(target=pump, args=(proc.stdout, lines), daemon=True).start()
         for frame in frames:
-            proc.stdin.write(json.dumps(frame, separators=(",", ":")).encode() + (b"\n" if newline else b""))
+            line = json.dumps(frame, separators=(",", ":")) + ("\n" if newline else "")
+            proc.stdin.write(line if text else line.encode())
         if flush:
             proc.stdin.flush()
         if close:
@@ -224,6 +225,7 @@ LOOP_WRONG = [
     # A blind learner run: the notifications filed under their missing id, and the payload filed for the reply.
     pytest.param(send_and_match(file_notes=True), ("also has the key None", "no id"), id="notifications-filed-under-none"),
     pytest.param(send_and_match(payload=True), ("not the whole reply", "result"), id="payload-filed-for-the-reply"),
+    pytest.param(send_and_match(text=True), ("raised TypeError", "before one byte", "bytes"), id="str-to-a-binary-pipe"),
 ]
 
 
