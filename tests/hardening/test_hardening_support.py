@@ -118,7 +118,9 @@ def python(code: str) -> list[str]:
 
 
 # Fake stdio servers, each reads a request line first.
-DIES_AFTER_READING = python("import sys; sys.stdin.readline(); sys.stderr.write('giving up\\n'); sys.exit(3)")
+# It reads both requests before it gives up, so neither write can find the pipe already closed.
+DIES_AFTER_READING = python("import sys; sys.stdin.readline(); sys.stdin.readline(); sys.stderr.write('giving up\\n'); "
+                            "sys.exit(3)")
 KILLS_ITSELF = python("import os, signal, sys; sys.stdin.readline(); os.kill(os.getpid(), signal.SIGKILL)")
 NEVER_ANSWERS = python("import sys; sys.stdin.read()")
 BINARY_GARBAGE = python(
