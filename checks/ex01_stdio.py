@@ -118,7 +118,8 @@ def check_stdio_loop(send_and_match):
     if missing(send_and_match):
         not_done("define send_and_match(proc, frames, timeout) first.")
         return
-    with recorded_lab() as lab:
+    # The server answers nothing until it has read all five frames: the task writes them all before reading.
+    with recorded_lab(hold=len(BATCH)) as lab:
         if lab is None:
             say_lab_did_not_start()
             return
@@ -178,6 +179,12 @@ def _judge_arrival(sent, received):
                hint="Each line is read as one whole message: a frame written over several lines is several "
                     "broken messages.",
                more="Write each frame as compact JSON on one line, with no indent.")
+        return False
+    if len(lines) < len(BATCH) and not tail and [json.loads(line) for line in lines] == BATCH[:len(lines)]:
+        failed(f"{sent} The server received your first {len(lines)} frame(s), each on its line, and then nothing: "
+               "your function waited for a reply before it wrote the next frame. The check's server answers only "
+               "once it has read all five, as any server may (replies come when the server is ready, in any order).",
+               hint="Write every frame first, flush once, and only then read the replies.")
         return False
     if len(lines) < len(BATCH):
         failed(f"{sent} The server received {len(lines)} complete line(s) for {len(BATCH)} frames{after}.",

@@ -69,10 +69,13 @@ def raw_process(command=LAB_COMMAND, *, buffered=False):
 # Sits between the learner's pipes and a lab server: copies every byte it is sent into a log file first,
 # so a check can say what the server really received (nothing, a line without its newline, ...).
 # It answers on stderr with one "ready" line once the server has answered a probe, so the learner's
-# timeout does not include the server's start.
+# timeout does not include the server's start. Given hold > 0, it passes no reply back until it has been sent
+# that many lines (or stdin closes), as a server that answers only once it has read everything may: code that
+# waits for a reply before writing the next frame then waits for ever, whatever the timing.
 RELAY_SOURCE = """\
 import os, subprocess, sys, threading
-log_path, probe, *command = sys.argv[1:]
+log_path, hold, probe, *command = sys.argv[1:]
+everything_read = threading.Event()
 server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
 server.stdin.write(probe.encode() + b"\\n")
 if not server.stdout.readline():  # the server ended before answering: not ready, whatever it was sent
@@ -81,6 +84,7 @@ os.write(2, b"ready\\n")
 
 
 def down():
+    everything_read.wait()
     try:
         while chunk := os.read(server.stdout.fileno(), 65536):
             os.write(1, chunk)
@@ -91,13 +95,20 @@ def down():
 
 answers = threading.Thread(target=down)
 answers.start()
+lines_read = 0
+if int(hold) == 0:
+    everything_read.set()
 with open(log_path, "ab", buffering=0) as log:
     while chunk := os.read(0, 65536):
         log.write(chunk)
+        lines_read += chunk.count(b"\\n")
+        if lines_read >= int(hold):
+            everything_read.set()
         try:
             server.stdin.write(chunk)
         except OSError:
             break
+everything_read.set()
 server.stdin.close()
 answers.join()
 server.wait()
@@ -124,13 +135,16 @@ class RecordedLab:
 
 
 @contextmanager
-def recorded_lab():
-    """A buffered lab server that keeps a copy of what it receives; None in place of it if it never starts."""
+def recorded_lab(hold=0):
+    """A buffered lab server that keeps a copy of what it receives; None in place of it if it never starts.
+
+    With hold > 0 it sends no reply until it has received that many lines (or its stdin is closed).
+    """
     with tempfile.TemporaryDirectory(prefix="mcp-check-") as folder:
         log = Path(folder) / "received.bin"
         log.touch()
         probe = frames.dumps(frames.request("server/discover", id="check-ready"))
-        proc = subprocess.Popen([sys.executable, "-c", RELAY_SOURCE, str(log), probe, *LAB_COMMAND],
+        proc = subprocess.Popen([sys.executable, "-c", RELAY_SOURCE, str(log), str(hold), probe, *LAB_COMMAND],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
             ready = attempt(proc.stderr.readline, guard=STARTUP_WAIT_S, unblock=lambda: stop(proc))

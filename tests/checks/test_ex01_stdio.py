@@ -191,8 +191,50 @@ def loop_with_ids_in_a_list(proc, frames, timeout=5.0):
     return replies
 
 
+def loop_one_frame_at_a_time(*, deadline=True):
+    """A blind learner run: each frame is written, then its reply awaited, before the next frame goes out."""
+    def work(proc, frames, timeout=5.0):
+        lines = queue.Queue()
+        threading.Thread(target=pump, args=(proc.stdout, lines), daemon=True).start()
+        replies, end = {}, time.monotonic() + timeout
+        for frame in frames:
+            proc.stdin.write(json.dumps(frame).encode() + b"\n")
+            proc.stdin.flush()
+            while "id" in frame and frame["id"] not in replies:
+                try:
+                    message = json.loads(lines.get(timeout=max(0.0, end - time.monotonic()) if deadline else None))
+                except queue.Empty:
+                    raise TimeoutError(f"no reply for {frame['id']!r}") from None
+                if "method" not in message:
+                    replies[message["id"]] = message
+        return replies
+    return work
+
+
+def loop_flushing_each_frame(proc, frames, timeout=5.0):
+    """Right, written differently: each frame flushed on its own, and none awaited before the last is out."""
+    lines = queue.Queue()
+    threading.Thread(target=pump, args=(proc.stdout, lines), daemon=True).start()
+    for frame in frames:
+        proc.stdin.write(json.dumps(frame).encode() + b"\n")
+        proc.stdin.flush()
+    waiting, replies = [f["id"] for f in frames if "id" in f], {}
+    end = time.monotonic() + timeout
+    while waiting:
+        try:
+            message = json.loads(lines.get(timeout=max(0.0, end - time.monotonic())))
+        except queue.Empty:
+            raise TimeoutError(f"no reply for {waiting}") from None
+        found = [i for i, wanted in enumerate(waiting)
+                 if "method" not in message and json.dumps(wanted) == json.dumps(message.get("id"))]
+        if found:
+            replies[waiting.pop(found[0])] = message
+    return replies
+
+
 LOOP_RIGHT = [
     pytest.param(send_and_match(), id="solution"),
+    pytest.param(loop_flushing_each_frame, id="flush-after-each-frame"),
     pytest.param(loop_with_select, id="select-and-os-read"),
     pytest.param(loop_with_ids_in_a_list, id="ids-in-a-list-type-checked"),
 ]
@@ -226,6 +268,11 @@ LOOP_WRONG = [
     pytest.param(send_and_match(file_notes=True), ("also has the key None", "no id"), id="notifications-filed-under-none"),
     pytest.param(send_and_match(payload=True), ("not the whole reply", "result"), id="payload-filed-for-the-reply"),
     pytest.param(send_and_match(text=True), ("raised TypeError", "before one byte", "bytes"), id="str-to-a-binary-pipe"),
+    # A blind learner run: a reply awaited after each frame passed while the lab answered at once.
+    pytest.param(loop_one_frame_at_a_time(), ("your first 1 frame(s)", "waited for a reply before it wrote the next",
+                                              "Write every frame first"), id="one-frame-at-a-time"),
+    pytest.param(loop_one_frame_at_a_time(deadline=False), ("your first 1 frame(s)", "waited for a reply"),
+                 id="one-frame-at-a-time-without-deadline"),
 ]
 
 
