@@ -120,7 +120,7 @@ test-notebooks: $(TEST_STAMP) $(LEGACY_STAMP)
 # Rewrites requirements/*.txt from pyproject.toml. Versions already locked stay unless a range excludes
 # them; `make lock UPGRADE=1` takes the newest the ranges allow.
 lock: uv-path
-	"$(UV)" pip compile pyproject.toml --extra test $(LOCK_FLAGS) -o $(LOCK_TEST)
+	"$(UV)" pip compile pyproject.toml --extra test --extra site $(LOCK_FLAGS) -o $(LOCK_TEST)
 	"$(UV)" pip compile pyproject.toml $(LOCK_FLAGS) -c $(LOCK_TEST) -o $(LOCK_LAB)
 	"$(UV)" pip compile pyproject.toml --extra hub $(LOCK_FLAGS) -c $(LOCK_LAB) -o $(LOCK_HUB)
 	"$(UV)" pip compile --group pyproject.toml:bootstrap $(LOCK_FLAGS) -o $(LOCK_UV)

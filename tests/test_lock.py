@@ -60,15 +60,16 @@ def test_the_lab_lock_holds_exactly_what_pyproject_lists_and_nothing_it_does_not
     assert direct == set(requirements()), "pyproject.toml changed since `make lock`: run `make lock`"
 
 
-def test_the_test_lock_adds_the_test_extra():
+def test_the_test_lock_adds_the_test_and_site_extras():
+    # `make test` builds the site (tests/test_site.py), so the test lock holds its builder too.
     lock = read_lock("test.txt")
     direct = {pkg for pkg, entry in lock.items() if FROM_PYPROJECT in entry["via"]}
-    assert direct == set(requirements("test")), "pyproject.toml changed since `make lock`: run `make lock`"
+    assert direct == set(requirements("test", "site")), "pyproject.toml changed since `make lock`: run `make lock`"
 
 
 def test_every_locked_version_is_inside_pyprojects_range():
     lock = read_lock("test.txt")
-    outside = {name: (str(req.specifier), lock[name]["version"]) for name, req in requirements("test").items()
+    outside = {name: (str(req.specifier), lock[name]["version"]) for name, req in requirements("test", "site").items()
                if not req.specifier.contains(lock[name]["version"], prereleases=True)}
     assert not outside, f"locked outside the range pyproject.toml states (run `make lock`): {outside}"
 
