@@ -86,7 +86,7 @@ def report(name, folder, kinds, result):
     for kind in ("right", "wrong", "stub", "stuck"):
         spent = by_kind.get(kind, [])
         print(f"  {kind:5} x{len(spent):3}: {mean([s.get('wall', 0) for s in spent]):5.2f} s in its sandbox "
-              f"(kernel start {mean([s.get('kernel', 0) for s in spent]):4.2f} s, "
+              f"(waiting for its kernel {mean([s.get('kernel', 0) for s in spent]):4.2f} s, "
               f"cells {mean([s.get('cells', 0) for s in spent]):5.2f} s)")
     print(f"  sandboxes x{len(sandboxes)}: set-up {mean([s['setup'] for s in sandboxes]):.2f} s, "
           f"warm starter ready {mean([s['warm'] for s in sandboxes]):.2f} s, "
