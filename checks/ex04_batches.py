@@ -11,11 +11,12 @@ from .attempt import attempt
 from .servers import http_lab
 from .verdict import failed, not_done, passed, said, short, shown
 
-# Ids of both JSON types, and a query that is not ASCII: a body must keep both exactly as the array holds them.
+# Ids of both JSON types, 1 and "1" (two requests whose ids have the same text), and a query that is not ASCII:
+# a body must keep both exactly as the array holds them.
 BATCH = [
     frames.request("server/discover", id=1),
-    frames.request("tools/list", id="2"),
-    frames.request("tools/call", {"name": "search_notes", "arguments": {"query": "Tomás", "limit": 1}}, id=3),
+    frames.request("tools/list", id="1"),
+    frames.request("tools/call", {"name": "search_notes", "arguments": {"query": "Tomás", "limit": 1}}, id=2),
 ]
 BATCH_BODY = frames.dumps(BATCH)
 BATCH_IDS = [frame["id"] for frame in BATCH]
@@ -91,6 +92,12 @@ def _check_bodies(bodies, http):
                server=said(http.send_raw(BATCH_BODY).message),
                hint="Each body holds one item of the array, not the array.")
         return
+    if len(bodies) < len(BATCH) and _lost_for_its_ids_text(bodies):
+        failed(f"split_batch returned {len(bodies)} bodies for the {len(BATCH)} requests in the batch: one of the "
+               "requests with ids 1 (a number) and \"1\" (a string) is gone, as if they were one request.",
+               hint="JSON-RPC ids keep their type: 1 and \"1\" are two different requests. Keep every item of the "
+                    "array; never key requests by str(id).")
+        return
     if len(bodies) != len(BATCH):
         failed(f"split_batch returned {len(bodies)} bodies for the {len(BATCH)} requests in the batch.",
                hint="One body per item of the array: no more, no fewer.")
@@ -130,6 +137,18 @@ def _check_bodies(bodies, http):
     passed(f"A batch gets one -32600 with id null (HTTP 400) and runs nothing; your {len(bodies)} bodies were "
            f"each answered on their own, ids {', '.join(map(json.dumps, answered))} (a number and a string kept "
            "apart).")
+
+
+def _lost_for_its_ids_text(bodies):
+    """True when the bodies hold one of the two requests whose ids have the same text, and not the other."""
+    ids = []
+    for body in bodies:
+        text = _as_text(body)
+        message = json.loads(text) if text is not None and _is_json(text) else None
+        ids.append(message.get("id") if isinstance(message, dict) else None)
+    same_text = [i for i in BATCH_IDS if str(i) == "1"]
+    kept = [i for i in same_text if any(type(i) is type(found) and i == found for found in ids)]
+    return len(kept) == 1
 
 
 def _changed_members(text, request):

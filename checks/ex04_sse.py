@@ -3,7 +3,7 @@
 The first stream is the lab's own reply to a `reindex` call with a progress token (SDK
 2.3.0 ends every line in CRLF and writes `event:` and `data: ` lines). The others carry
 real lab messages framed the ways the SSE format lets any server frame them: LF or CR
-line ends, `id:` lines and `:` keep-alive comments without `event:`, `data:` without its space, one
+line ends (or all three mixed in one stream), `id:` lines and `:` keep-alive comments without `event:`, `data:` without its space, one
 message over two `data:` lines, UTF-8 written as it is (a note whose body holds U+2028,
 a character `str.splitlines` splits at), and a stream that ends before its last event's
 blank line. The answer key is `mcpwire.sse`.
@@ -19,6 +19,9 @@ from .verdict import failed, not_done, passed, short
 
 REINDEX = frames.request("tools/call", {"name": "reindex", "arguments": {"pause_ms": 0}}, id="reindex-call",
                          meta={"progressToken": "reindex-1"})
+# Taken in turn by the event:, data: and blank lines of three events. Each event ends in "\n\r", "\r\n\r" or
+# "\n\r\n", never in a doubled line end, and no CR comes right before an LF (the two would make one CRLF).
+MIXED_ENDS = ("\r\n", "\n", "\r", "\n", "\r\n", "\r", "\r", "\n", "\r\n")
 SPLIT_LINES_NOTE = {"title": "Minutes", "body": "Line one\u2028line two, split by U+2028.", "tags": ["sync"]}
 
 HINTS = {
@@ -26,6 +29,9 @@ HINTS = {
            "then keep the data: lines.",
     "lf": "Lines may end in CRLF, LF or CR: split at all three (re.split(r\"\\r\\n|\\r|\\n\", text)).",
     "cr": "Lines may end in CRLF, LF or CR: split at all three (re.split(r\"\\r\\n|\\r|\\n\", text)).",
+    "mixed": "One stream may end each line its own way, so the blank line between two events can be \"\\n\\r\" or "
+             "\"\\r\\n\\r\": split the text into lines at CRLF, LF and CR first, then end an event at each empty "
+             "line, rather than splitting the text at a doubled line end.",
     "fields": "Only data: lines carry the message: skip comments (lines that start with ':') and the other "
               "fields (event:, id:, retry:). An event without an event: line is a \"message\" event all the same.",
     "no-space": "The space after 'data:' is optional: take what follows the colon, less one space if there is one.",
@@ -40,7 +46,10 @@ HINTS = {
 
 
 def frame_events(messages, *, end="\r\n", space=" ", fields=False, split=False, ascii_only=True):
-    """`messages` as an SSE stream the way some server might write it (every choice here is the format's)."""
+    """`messages` as an SSE stream the way some server might write it (every choice here is the format's).
+
+    `end` is one line end for every line, or a tuple of line ends the lines take in turn.
+    """
     lines = []
     for number, message in enumerate(messages, 1):
         if fields:  # and no event: line, whose type then defaults to "message"
@@ -54,7 +63,8 @@ def frame_events(messages, *, end="\r\n", space=" ", fields=False, split=False, 
         else:
             lines.append(f"data:{space}{data}")
         lines.append("")
-    return end.join(lines) + end
+    ends = end if isinstance(end, tuple) else (end,)
+    return "".join(line + ends[number % len(ends)] for number, line in enumerate(lines))
 
 
 def messages_of(stream):
@@ -77,6 +87,8 @@ def streams(lab=None):
         ("lab", "the lab's own reply to reindex with a progress token", lab_stream),
         ("lf", "the same messages with lines ending in LF", frame_events(real, end="\n")),
         ("cr", "the same messages with lines ending in CR", frame_events(real, end="\r")),
+        ("mixed", "the same messages with CRLF, LF and CR line ends mixed in one stream",
+         frame_events(real, end=MIXED_ENDS)),
         ("fields", "the same messages with a keep-alive comment, id: and retry: lines and no event: line in each "
                    "event",
          frame_events(real, fields=True)),
@@ -116,12 +128,46 @@ def check_sse_messages(messages_in, lab=None):
             failed(f"For {story}, messages_in returned {short(got)}; return a list of the messages, each a dict.")
             return
         if got != expected:
-            failed(f"For {story}, messages_in returned {_described(got)}; the stream carries "
-                   f"{_described(expected)}.", hint=HINTS.get(name, "Keep every message, in the order it came."))
+            _say_what_differs(story, got, expected, HINTS.get(name, "Keep every message, in the order it came."))
             return
-    passed(f"messages_in read all {len(cases)} streams: the lab's own (CRLF), LF and CR line ends, comments and "
+    passed(f"messages_in read all {len(cases)} streams: the lab's own (CRLF), LF, CR and mixed line ends, comments and "
            "id:/retry: fields, data: without its space, a message over two data: lines, UTF-8 with U+2028 "
            "in a string, and a last event cut off before its blank line.")
+
+
+def _say_what_differs(story, got, expected, hint):
+    described = _described(got)
+    if described != _described(expected):
+        failed(f"For {story}, messages_in returned {described}; the stream carries {_described(expected)}.", hint=hint)
+        return
+    yours, theirs = _first_difference(got, expected)
+    if _read_as_a_code_page(yours, theirs):
+        hint = ("Each character beyond ASCII came back as two or three: the UTF-8 bytes were read as Latin-1 or "
+                "cp1252. An SSE stream is always UTF-8 (the format allows no other): messages_in gets text already, "
+                "and bytes of a stream are decoded with .decode(\"utf-8\").")
+    failed(f"For {story}, messages_in returned {described}, but a value differs: {short(yours)} where the stream "
+           f"carries {short(theirs)}.", hint=hint)
+
+
+def _first_difference(got, expected):
+    """The first pair of values that differ, going down through dicts and lists."""
+    if type(got) is type(expected) and isinstance(got, dict) and got.keys() == expected.keys():
+        return next(_first_difference(got[key], expected[key]) for key in got if got[key] != expected[key])
+    if type(got) is type(expected) and isinstance(got, list) and len(got) == len(expected):
+        return next(_first_difference(a, b) for a, b in zip(got, expected) if a != b)
+    return got, expected
+
+
+def _read_as_a_code_page(yours, theirs):
+    if not (isinstance(yours, str) and isinstance(theirs, str)):
+        return False
+    for code_page in ("latin-1", "cp1252"):
+        try:
+            if theirs.encode("utf-8").decode(code_page) == yours:
+                return True
+        except UnicodeDecodeError:
+            continue
+    return False
 
 
 def _raised_hint(error, name):

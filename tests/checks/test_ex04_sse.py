@@ -67,6 +67,34 @@ def flushing_at_the_end(stream):
     return by_lines(stream + "\n")
 
 
+def split_at_doubled_line_ends(stream):
+    """A blind learner run: events cut at a doubled line end of one kind, which a mixed stream never writes."""
+    found = []
+    for event in re.split(r"\r\n\r\n|\n\n|\r\r", stream)[:-1]:
+        data = [line[len("data:"):].removeprefix(" ") for line in LINE_END.split(event) if line.startswith("data:")]
+        if data:
+            found.append(json.loads("\n".join(data)))
+    return found
+
+
+def by_lines_with_a_state_machine(stream):
+    """Right, written differently: a field parser that keeps the event's type and skips events of no data."""
+    messages, data, kind = [], [], "message"
+    for line in LINE_END.split(stream)[:-1]:
+        if not line:
+            if data and kind == "message":
+                messages.append(json.loads("\n".join(data)))
+            data, kind = [], "message"
+            continue
+        field, colon, value = line.partition(":")
+        value = value[1:] if colon and value.startswith(" ") else value
+        if field == "data":
+            data.append(value)
+        elif field == "event":
+            kind = value
+    return messages
+
+
 def learner_cell(source):
     """A learner's function defined from its cell's text, in a namespace that has only json (the re import is gone)."""
     namespace = {"json": json}
@@ -90,6 +118,7 @@ RIGHT = [
     pytest.param(as_a_generator, id="a-generator"),
     pytest.param(with_the_toolkit, id="mcpwire-sse"),
     pytest.param(by_regex, id="regex-per-event"),
+    pytest.param(by_lines_with_a_state_machine, id="field-parser-with-event-type"),
 ]
 WRONG = [
     pytest.param(the_lessons_one_liner, ("no space after data:", "optional"), id="the-lessons-one-liner"),
@@ -113,6 +142,11 @@ WRONG = [
                  id="only-the-result"),
     pytest.param(lambda s: [json.dumps(m) for m in by_lines(s)], ("the stream carries 14 messages",),
                  id="messages-left-as-text"),
+    pytest.param(split_at_doubled_line_ends, ("mixed in one stream", "returned no messages", "split the text into "
+                                              "lines at CRLF, LF and CR first"), id="events-cut-at-doubled-line-ends"),
+    # A blind learner run: the text read back through Latin-1 was told about str.splitlines.
+    pytest.param(lambda s: by_lines(s.encode("utf-8").decode("latin-1")),
+                 ("holding U+2028", "a value differs", "read as Latin-1", "always UTF-8"), id="utf-8-read-as-latin-1"),
     # Issue 31: a removed import was answered with a hint about CRLF line ends.
     pytest.param(FORGOT_THE_IMPORT, ("raised NameError: name 're' is not defined", "comes from your code"),
                  id="the-import-removed"),
@@ -124,7 +158,8 @@ def test_every_stream_carries_real_lab_messages():
     lab = messages_of(named["lab"])
     assert [m.get("method") for m in lab[:-1]] == ["notifications/progress"] * (len(lab) - 1)
     assert lab[-1]["id"] == "reindex-call" and lab[-1]["result"]["resultType"] == "complete"
-    for name in ("lf", "cr", "fields", "no-space", "two-lines"):
+    assert all(end in named["mixed"] for end in ("\n\r", "\r\n\r", "\n\r\n"))
+    for name in ("lf", "cr", "mixed", "fields", "no-space", "two-lines"):
         assert messages_of(named[name]) == lab, name
     (read,) = messages_of(named["utf-8"])
     assert "\u2028" in named["utf-8"] and "\u2028" in read["result"]["structuredContent"]["body"]
@@ -133,7 +168,7 @@ def test_every_stream_carries_real_lab_messages():
 
 @pytest.mark.parametrize("work", RIGHT)
 def test_right_answers_pass(verdict, http, work):
-    assert verdict(checks.check_sse_messages, work, http).startswith("✓ messages_in read all 8 streams")
+    assert verdict(checks.check_sse_messages, work, http).startswith("✓ messages_in read all 9 streams")
 
 
 @pytest.mark.parametrize("work, phrases", WRONG)
