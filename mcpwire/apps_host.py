@@ -153,7 +153,16 @@ class AppHost:
         self._to_view(self._notification("ui/notifications/tool-cancelled", {"reason": reason}))
 
     def teardown(self):
-        """Ask the View to tear down (ui/resource-teardown, params {} as the 2.0.4 schema requires)."""
+        """Ask the View to tear down (ui/resource-teardown, params {} as the 2.0.4 schema requires).
+
+        A View that has not said initialized is closed without a word: nothing may go to it before that.
+        """
+        if self.state in ("closing", "closed"):
+            return
+        if self.state != "ready":
+            self.state = "closed"
+            self.log.append("closed before ui/notifications/initialized: no ui/resource-teardown sent")
+            return
         self.state = "closing"
         self._send(self._request("ui/resource-teardown", {}))
 

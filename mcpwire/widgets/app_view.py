@@ -8,9 +8,15 @@ the View's CSP as its `Content-Security-Policy` header; the View's `srcdoc` ifra
 
 The host's decisions stay in Python (`mcpwire.apps_host.AppHost`): the output's script only carries
 each message from the proxy to the kernel (`POST /relay`) and the host's messages back (`GET /outbox`,
-a long poll), both under a random token. When the kernel stops, the output sends the View its
-`ui/resource-teardown` itself and removes the frame once the View answered. Where the browser cannot reach the kernel's 127.0.0.1 (a
-remote JupyterHub), the View does not load; the frames are still in `host.transcript`.
+a long poll), both under a random token.
+
+In JupyterLab the frame is not inside the output: it sits beside the notebook's cells, over the output, and follows
+it as the notebook scrolls. Clearing an output removes its elements at once, and an iframe among them would be gone
+before the host could send `ui/resource-teardown`. So when the output goes, the frame hides, the host asks the View,
+and the frame goes once the View answered (or after TEARDOWN_WAIT_MS). When the kernel stops, the output sends the View
+its `ui/resource-teardown` itself. Elsewhere (no JupyterLab notebook around the output) the frame stays in the output.
+Where the browser cannot reach the kernel's 127.0.0.1 (a remote JupyterHub), the View does not load; the frames are
+still in `host.transcript`.
 """
 
 import html
@@ -26,6 +32,9 @@ from ..apps_host import AppHost
 PROXY_SANDBOX = "allow-scripts allow-same-origin"
 POLL_SECONDS = 20
 MAX_HEIGHT = 600  # the View grows with its size-changed up to this; past it, it scrolls
+# How long the page waits for the View's answer to ui/resource-teardown before it removes the frame anyway: the spec
+# says the host SHOULD wait for it and names no limit, and a View that never answers must not stay forever.
+TEARDOWN_WAIT_MS = 5000
 SANDBOX_PAGE = (Path(__file__).parent / "app_sandbox" / "sandbox.html").read_bytes()
 
 
@@ -71,9 +80,7 @@ class AppView:
         if self.host.size and self.host.size != self._size:
             self._size = dict(self.host.size)
             self.outbox.put({"size": self._size})
-        self.outbox.put({"status": self.status()})
-        if self.host.state == "closed":
-            self.outbox.put({"closed": True})
+        self._report()
 
     def take_context(self, context):
         """The theme and width JupyterLab shows the output with, for hostContext (anything else is ignored)."""
@@ -85,9 +92,18 @@ class AppView:
         if isinstance(width, int) and not isinstance(width, bool) and 100 <= width <= 10_000:
             self.host.host_context["containerDimensions"] = {"width": width, "maxHeight": MAX_HEIGHT}
 
-    def teardown(self):
+    def teardown(self, why="asked from the kernel"):
         """ui/resource-teardown; the output removes the iframe once the View answered."""
+        if self.host.state in ("closing", "closed"):
+            return
+        self.host.log.append(f"teardown: {why}")
         self.host.teardown()
+        self._report()
+
+    def _report(self):
+        self.outbox.put({"status": self.status()})
+        if self.host.state == "closed":
+            self.outbox.put({"closed": True})
 
     def close(self):
         self.outbox.put({"closed": True})
@@ -129,7 +145,7 @@ class AppView:
                     self._reply(404)
 
             def do_POST(self):
-                if self.path not in (f"/relay/{view.token}", f"/context/{view.token}"):
+                if self.path not in (f"/relay/{view.token}", f"/context/{view.token}", f"/cleared/{view.token}"):
                     self._reply(404)
                     return
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
@@ -139,6 +155,8 @@ class AppView:
                     message = body.decode("utf-8", "replace")  # the host answers it as malformed
                 if self.path.startswith("/context/"):
                     view.take_context(message)
+                elif self.path.startswith("/cleared/"):
+                    view.teardown("the output was cleared")
                 else:
                     view._relayed(message)
                 self._reply(204)
@@ -147,17 +165,32 @@ class AppView:
 
     def _repr_html_(self):
         border = "1px solid #ccc" if ((self.host.resource or {}).get("_meta") or {}).get("ui", {}).get("prefersBorder") else "0"
-        config = html.escape(json.dumps({"origin": self.origin, "token": self.token}))
+        config = html.escape(json.dumps({"origin": self.origin, "token": self.token, "sandbox": PROXY_SANDBOX,
+                                         "border": border}))
         return f"""<div class="mcpwire-app" data-config="{config}">
-<iframe class="mw-app-proxy" sandbox="{PROXY_SANDBOX}" src="{self.origin}/sandbox.html"
- style="width: 100%; height: 160px; border: {border};"></iframe>
+<div class="mw-app-slot" style="height: 160px;"></div>
 <pre class="mw-app-status" style="font-size: 11px; color: #666;"></pre>
 <script>
 (function () {{
   const root = document.currentScript.parentElement;
   const config = JSON.parse(root.dataset.config);
-  const proxy = root.querySelector("iframe");
+  const slot = root.querySelector(".mw-app-slot");
   const status = root.querySelector(".mw-app-status");
+  const proxy = document.createElement("iframe");
+  proxy.className = "mw-app-proxy";
+  proxy.setAttribute("sandbox", config.sandbox);
+  proxy.style.cssText = "width: 100%; height: 100%; display: block; border: " + config.border;
+  proxy.src = config.origin + "/sandbox.html";
+  // In JupyterLab the frame lives beside the cells, over this output, not in it: clearing an output removes its
+  // elements at once, an iframe among them, and the host must still ask the View (ui/resource-teardown) first.
+  const scroller = root.closest(".jp-WindowedPanel-outer");
+  const frame = document.createElement("div");
+  frame.className = "mw-app-frame";
+  frame.id = root.dataset.frame = "mw-app-" + Math.random().toString(36).slice(2);
+  frame.style.cssText = scroller ? "position: absolute; z-index: 1;" : "height: 100%;";
+  frame.append(proxy);
+  (scroller || slot).append(frame);
+  let state = "open";  // -> closing (the output was cleared) -> closed (the frame is gone)
   const post = (path, data) => fetch(config.origin + path + config.token, {{ method: "POST", body: JSON.stringify(data) }});
   // One request at a time, in order: the host must see the View's messages in the order the View sent them.
   let relayed = post("/context/", {{
@@ -166,34 +199,61 @@ class AppView:
     if (event.source !== proxy.contentWindow || event.origin !== config.origin) return;
     relayed = relayed.then(() => post("/relay/", event.data), () => post("/relay/", event.data));
   }});
-  // The kernel, and the host in it, is gone: the page sends the View its ui/resource-teardown itself, waits for the
-  // answer (2 s at most), then removes the frame.
-  function tearDownWithoutKernel() {{
+  function removeFrame(why) {{
+    if (state === "closed") return;
+    state = "closed";
+    frame.remove();
+    status.textContent = why;
+  }}
+  // No host to ask (the kernel is gone): the page sends the View its ui/resource-teardown itself and waits for the answer.
+  function tearDownWithoutKernel(why) {{
     const id = "teardown-without-kernel";
-    let timer = null;
-    const done = (answered) => {{
-      window.removeEventListener("message", onAnswer);
-      clearTimeout(timer);
-      proxy.remove();
-      status.textContent = "the kernel stopped: " + (answered ? "the View answered ui/resource-teardown" : "the View did not answer");
-    }};
     const onAnswer = (event) => {{
-      if (event.source === proxy.contentWindow && event.data && event.data.id === id) done(true);
+      if (event.source !== proxy.contentWindow || !event.data || event.data.id !== id) return;
+      window.removeEventListener("message", onAnswer);
+      removeFrame(why + ": the View answered ui/resource-teardown");
     }};
     window.addEventListener("message", onAnswer);
     proxy.contentWindow.postMessage({{ jsonrpc: "2.0", id, method: "ui/resource-teardown", params: {{}} }}, config.origin);
-    timer = setTimeout(() => done(false), 2000);
+    setTimeout(() => removeFrame(why + ": the View did not answer"), {TEARDOWN_WAIT_MS});
   }}
+  // The output was cleared: the frame hides, the host (in the kernel) sends ui/resource-teardown, and the frame goes
+  // once the View answered, or after {TEARDOWN_WAIT_MS} ms.
+  function cleared() {{
+    state = "closing";
+    frame.style.visibility = "hidden";
+    post("/cleared/", {{}}).catch(() => tearDownWithoutKernel("the output was cleared without a kernel"));
+    setTimeout(() => removeFrame("the output was cleared: the View did not answer"), {TEARDOWN_WAIT_MS});
+  }}
+  function follow() {{
+    if (state !== "open") return;
+    if (!slot.isConnected) {{
+      let top = slot;
+      while (top.parentNode) top = top.parentNode;
+      // A cell JupyterLab took out of the page while it is scrolled away still holds its output; a cleared one does not.
+      if (top.nodeType === Node.ELEMENT_NODE && top.matches(".jp-Cell")) frame.style.visibility = "hidden";
+      else return cleared();
+    }} else {{
+      const box = slot.getBoundingClientRect(), base = scroller.getBoundingClientRect();
+      frame.style.top = box.top - base.top + scroller.scrollTop - scroller.clientTop + "px";
+      frame.style.left = box.left - base.left + scroller.scrollLeft - scroller.clientLeft + "px";
+      frame.style.width = box.width + "px";
+      frame.style.height = box.height + "px";
+      frame.style.visibility = box.width > 0 ? "visible" : "hidden";
+    }}
+    requestAnimationFrame(follow);
+  }}
+  if (scroller) follow();
   (async function poll() {{
     for (;;) {{
       let items;
       try {{ items = await (await fetch(config.origin + "/outbox/" + config.token)).json(); }}
-      catch (error) {{ tearDownWithoutKernel(); return; }}
+      catch (error) {{ if (state !== "closed") tearDownWithoutKernel("the kernel stopped"); return; }}
       for (const item of items) {{
         if (item.post) proxy.contentWindow.postMessage(item.post, config.origin);
-        if (item.size && item.size.height) proxy.style.height = Math.min(item.size.height, {MAX_HEIGHT}) + "px";
+        if (item.size && item.size.height) slot.style.height = Math.min(item.size.height, {MAX_HEIGHT}) + "px";
         if (item.status) status.textContent = item.status;
-        if (item.closed) {{ proxy.remove(); return; }}
+        if (item.closed) {{ removeFrame(status.textContent); return; }}
       }}
     }}
   }})();

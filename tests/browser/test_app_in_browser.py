@@ -1,10 +1,14 @@
 """An MCP App in a real JupyterLab: the notebook is the host, the proxy is on another origin, the View inside.
 
 The hypnogram View renders, one click is one tools/call to the lab whose result reaches the View, teardown (asked by
-the kernel, or sent by the page when the kernel stops) is answered and removes the frame; a View
-that calls a tool before ui/initialize is refused, and its fetch to an origin its CSP does not list is
-blocked by Chromium itself (a securitypolicyviolation, not a network error).
+the kernel, asked by the host when the output is cleared, or sent by the page when the kernel stops) is answered and
+removes the frame; a View that calls a tool before ui/initialize is refused, and its fetch to an origin its CSP does
+not list is blocked by Chromium itself (a securitypolicyviolation, not a network error).
+The frame lives beside the notebook's cells, over its output (`.mcpwire-app` names it in `data-frame`), so that a
+cleared output does not take the View with it before the host could ask it to tear down.
 """
+
+import json
 
 import pytest
 from test_composer_in_browser import KERNEL_READY, KERNEL_TIMEOUT_MS, RUN_ALL, TIMEOUT_MS
@@ -12,6 +16,21 @@ from test_composer_in_browser import KERNEL_READY, KERNEL_TIMEOUT_MS, RUN_ALL, T
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 NOTEBOOK = "app_demo.ipynb"
+IN_KERNEL = """async (code) => {
+  const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+  const future = kernel.requestExecute({code});
+  let printed = "";
+  future.onIOPub = (message) => { if (message.header.msg_type === "stream") printed += message.content.text; };
+  await future.done;
+  return printed;
+}"""
+
+
+def frame_of(page, app):
+    """The frame (sandbox proxy and View) that shows `app`'s View, beside the cells."""
+    app.locator(".mw-app-slot").wait_for()
+    page.wait_for_function("(el) => !!el.dataset.frame", arg=app.element_handle())
+    return page.locator("#" + app.get_attribute("data-frame"))
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +46,7 @@ def app_page(jupyter_lab, browser_page):
 
 
 def test_the_proxy_is_on_another_origin_with_the_spec_sandbox(app_page):
-    proxy = app_page.locator(".mcpwire-app iframe.mw-app-proxy").first
+    proxy = frame_of(app_page, app_page.locator(".mcpwire-app").first).locator("iframe.mw-app-proxy")
     proxy.wait_for()
     assert proxy.get_attribute("sandbox") == "allow-scripts allow-same-origin"
     lab_origin = app_page.evaluate("location.origin")
@@ -36,7 +55,7 @@ def test_the_proxy_is_on_another_origin_with_the_spec_sandbox(app_page):
 
 def test_the_view_renders_and_a_click_is_one_tools_call_whose_result_reaches_it(app_page, artifacts):
     app = app_page.locator(".mcpwire-app").first
-    view = app.frame_locator("iframe.mw-app-proxy").frame_locator("iframe")
+    view = frame_of(app_page, app).frame_locator("iframe.mw-app-proxy").frame_locator("iframe")
     assert view.locator("iframe").count() == 0
     view.locator("button.epoch").nth(19).wait_for()
     assert view.locator("button.epoch").count() == 20
@@ -53,13 +72,17 @@ def test_the_view_renders_and_a_click_is_one_tools_call_whose_result_reaches_it(
     app.screenshot(path=str(artifacts / "app-after-click.png"))
 
 
-def test_the_view_is_sized_by_its_size_changed(app_page):
-    proxy = app_page.locator(".mcpwire-app iframe.mw-app-proxy").first
-    app_page.wait_for_function("(el) => el.style.height !== '160px'", arg=proxy.element_handle())
+def test_the_view_is_sized_by_its_size_changed_and_its_frame_covers_the_output(app_page):
+    app = app_page.locator(".mcpwire-app").first
+    slot, frame = app.locator(".mw-app-slot"), frame_of(app_page, app)
+    app_page.wait_for_function("(el) => el.style.height !== '160px'", arg=slot.element_handle())
+    app_page.wait_for_function("([slot, frame]) => JSON.stringify(slot.getBoundingClientRect()) === "
+                               "JSON.stringify(frame.getBoundingClientRect())",
+                               arg=[slot.element_handle(), frame.element_handle()])
 
 
 def test_a_call_before_initialize_is_refused_and_the_csp_blocks_an_undeclared_fetch(app_page):
-    breaker = app_page.locator(".mcpwire-app").nth(1)
+    breaker = frame_of(app_page, app_page.locator(".mcpwire-app").nth(1))
     log = breaker.frame_locator("iframe.mw-app-proxy").frame_locator("iframe").locator("#log")
     log.filter(has_text="early call").wait_for()
     log.filter(has_text="csp blocked connect-src").wait_for()
@@ -70,15 +93,37 @@ def test_a_call_before_initialize_is_refused_and_the_csp_blocks_an_undeclared_fe
 
 def test_teardown_is_answered_by_the_view_and_the_frame_goes(app_page):
     app = app_page.locator(".mcpwire-app").first
-    app_page.evaluate("""() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel
-                           .requestExecute({code: 'view.teardown()'}).done""")
-    app.locator("iframe.mw-app-proxy").wait_for(state="detached")
+    frame = frame_of(app_page, app)
+    app_page.evaluate(IN_KERNEL, "view.teardown()")
+    frame.wait_for(state="detached")
     assert app.locator(".mw-app-status").inner_text().startswith("closed ·")
+
+
+def test_clearing_the_output_makes_the_host_ask_the_view_to_tear_down_and_the_view_answers(app_page):
+    cleared = app_page.locator(".mcpwire-app").nth(3)
+    frame = frame_of(app_page, cleared)
+    frame.frame_locator("iframe.mw-app-proxy").frame_locator("iframe").locator("button.epoch").nth(19).wait_for()
+    app_page.evaluate("""async () => {
+      const notebook = window.jupyterapp.shell.currentWidget.content;
+      notebook.activeCellIndex = notebook.widgets.length - 1;
+      await window.jupyterapp.commands.execute('notebook:clear-cell-output');
+    }""")
+    frame.wait_for(state="detached")
+    printed = app_page.evaluate(IN_KERNEL, """import json
+frames = [e for e in cleared.host.transcript if e.transport == "postMessage" and e.method == "ui/resource-teardown"]
+print(json.dumps([[bool(e.bytes_up), json.loads((e.up_payloads or e.down_payloads)[0])] for e in frames]))
+print(cleared.host.state, "|", "; ".join(line for line in cleared.host.log if line.startswith("teardown")))""")
+    (to_view, asked), (from_view, answered) = json.loads(printed.splitlines()[0])
+    assert (to_view, from_view) == (False, True)
+    assert asked == {"jsonrpc": "2.0", "id": asked["id"], "method": "ui/resource-teardown", "params": {}}
+    assert answered == {"jsonrpc": "2.0", "id": asked["id"], "result": {}}
+    assert printed.splitlines()[1] == "closed | teardown: the output was cleared"
 
 
 def test_when_the_kernel_stops_the_view_is_torn_down_and_answers(app_page):
     second = app_page.locator(".mcpwire-app").nth(2)
-    second.frame_locator("iframe.mw-app-proxy").frame_locator("iframe").locator("button.epoch").nth(19).wait_for()
+    frame = frame_of(app_page, second)
+    frame.frame_locator("iframe.mw-app-proxy").frame_locator("iframe").locator("button.epoch").nth(19).wait_for()
     app_page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.shutdown()")
-    second.locator("iframe.mw-app-proxy").wait_for(state="detached")
+    frame.wait_for(state="detached")
     assert second.locator(".mw-app-status").inner_text() == "the kernel stopped: the View answered ui/resource-teardown"

@@ -74,10 +74,53 @@ def test_a_body_that_is_not_json_is_answered_as_malformed(view):
 
 
 def test_the_output_puts_the_proxy_on_the_kernels_origin_with_the_spec_sandbox(view):
-    html = view._repr_html_()
-    assert f'src="{view.origin}/sandbox.html"' in html
-    assert 'sandbox="allow-scripts allow-same-origin"' in html
-    assert view.origin.startswith("http://127.0.0.1:")
+    import html
+
+    page = view._repr_html_()
+    config = json.loads(html.unescape(page.split('data-config="', 1)[1].split('"', 1)[0]))
+    assert config["origin"] == view.origin and view.origin.startswith("http://127.0.0.1:")
+    assert config["sandbox"] == "allow-scripts allow-same-origin"
+    assert 'proxy.src = config.origin + "/sandbox.html"' in page
+
+
+def post(view, path, body=b"{}"):
+    request = urllib.request.Request(f"{view.origin}/{path}/{view.token}", data=body, method="POST")
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return response.status
+
+
+def initialized(view):
+    relay(view, {"jsonrpc": "2.0", "id": 1, "method": "ui/initialize", "params": {
+        "appCapabilities": {}, "appInfo": {"name": "v", "version": "1"}, "protocolVersion": "2026-01-26"}})
+    relay(view, {"jsonrpc": "2.0", "method": "ui/notifications/initialized", "params": {}})
+    outbox(view)
+
+
+def test_a_cleared_output_makes_the_host_ask_the_view_and_its_answer_closes_the_frame(view):
+    initialized(view)
+    assert post(view, "cleared") == 204
+    items = outbox(view)
+    (asked,) = [item["post"] for item in items if "post" in item]
+    assert asked == {"jsonrpc": "2.0", "id": 1, "method": "ui/resource-teardown", "params": {}}
+    assert not any("closed" in item for item in items)  # the frame stays until the View answers
+    relay(view, {"jsonrpc": "2.0", "id": 1, "result": {}})
+    assert {"closed": True} in outbox(view)
+    assert view.host.state == "closed" and "teardown: the output was cleared" in view.host.log
+
+
+def test_a_second_clear_asks_nothing_more(view):
+    initialized(view)
+    post(view, "cleared")
+    posted = len(view.host.sent)
+    post(view, "cleared")
+    assert len(view.host.sent) == posted and view.host.state == "closing"
+
+
+def test_a_view_cleared_before_initialized_is_closed_without_a_frame(view):
+    post(view, "cleared")
+    items = outbox(view)
+    assert [item for item in items if "post" in item] == [] and {"closed": True} in items
+    assert view.host.log[-1] == "closed before ui/notifications/initialized: no ui/resource-teardown sent"
 
 
 def test_its_text_form_names_nothing_volatile(view):
