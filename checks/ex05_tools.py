@@ -1,6 +1,7 @@
 """Checks for exercise 05: call tools with arguments that fit their schema, sort replies into results and errors."""
 
 import copy
+import json
 
 from .attempt import RecordingCall, TooManySends, attempt, missing
 from .servers import stdio_lab
@@ -146,6 +147,9 @@ def _schema_hint(name, problems):
     text = " ".join(problems)
     if "required property" in text:
         return f"Read {name}'s inputSchema: its \"required\" list names the arguments you must send."
+    if "True is not of type" in text or "False is not of type" in text:
+        return ("True is a boolean (JSON true), not a number: Python counts a bool as an int, but JSON and the "
+                "schema keep them apart. Write 1.")
     if "is not of type 'integer'" in text:
         return ("The schema says integer: write 1, not \"1\". The lab server would accept \"1\" (pydantic converts it), "
                 "but the schema is the contract, and another server may refuse it.")
@@ -164,6 +168,9 @@ def _reply_cases(wire):
         cases.append((story, wire.request(method, params, **frame_options).message))
 
     call("search_notes for 'eeg'", {"name": "search_notes", "arguments": {"query": "eeg", "limit": 1}})
+    # A success whose text holds the word "error" (its hit's snippet says "mean error"): tells isError from the words.
+    call("search_notes for 'error', whose hit's snippet says \"mean error\"",
+         {"name": "search_notes", "arguments": {"query": "error", "limit": 1}})
     call("sync_notes, which always fails", {"name": "sync_notes", "arguments": {"remote": "backup"}})
     call("read_note of an id that does not exist", {"name": "read_note", "arguments": {"note_id": "no-such-note"}})
     call("a tool that does not exist", {"name": "summarize_notes", "arguments": {}})
@@ -181,7 +188,8 @@ def _reply_cases(wire):
 def _other_servers(cases):
     """Real replies rewritten the way other servers may write them: the lab's SDK always writes isError, one
     content block and an error text such as "Error executing tool …" or "Unknown tool: …", but isError may be left out (it means
-    false), a tool error may have several blocks, and its text may start with anything."""
+    false), a tool error may have several blocks, its text may start with anything, and a success's text may
+    start with "Error"."""
     by_story = dict(cases)
     quiet = copy.deepcopy(by_story["read_note of 'welcome'"])
     del quiet["result"]["isError"]
@@ -192,10 +200,14 @@ def _other_servers(cases):
     plain = copy.deepcopy(by_story["read_note of an id that does not exist"])
     block = plain["result"]["content"][0]
     block["text"] = block["text"].split(": ", 1)[1]
+    lint = copy.deepcopy(by_story["night_report, a tool with no outputSchema"])
+    lint["result"]["content"] = [{"type": "text", "text": "Errors found: 0. All 13 notes have an id, a title and tags."}]
     return [("read_note of 'welcome', from a server that leaves out isError (absent means false)", quiet),
             ("sync_notes, from a server that writes its error text in two blocks", split),
             ("read_note of an id that does not exist, from a server whose error text does not start with "
-             "\"Error\"", plain)]
+             "\"Error\"", plain),
+            ("a lint tool of another server that found nothing wrong and says so in a text starting with "
+             "\"Errors found: 0\" (isError false)", lint)]
 
 
 def expected_kind(message):
@@ -231,7 +243,7 @@ def check_reply_kinds(classify, lab=None):
             return
         if got[0] != want[0]:
             failed(f"The check sent {story}. classify said {got[0]!r}; this is a {want[0]!r}.",
-                   server=short(message, 240), hint=_kind_hint(want[0]))
+                   server=short(message, 240), hint=_kind_hint(want[0], message))
             return
         if got[1] != want[1]:
             failed(f"The check sent {story}. classify found the kind ({want[0]!r}) but returned the detail "
@@ -239,7 +251,8 @@ def check_reply_kinds(classify, lab=None):
                    hint=_detail_hint(want[0]))
             return
     passed(f"classify sorted all {len(cases)} replies: results with their structuredContent (isError absent "
-           "included, and None for a tool with no outputSchema), tool errors (the unknown tool included) with their text, and JSON-RPC errors with their code.")
+           "included, texts that talk of errors included, and None for a tool with no outputSchema), tool errors "
+           "(the unknown tool included) with their text, and JSON-RPC errors with their code.")
 
 
 def _raised_hint(kind, message):
@@ -256,13 +269,17 @@ def _raised_hint(kind, message):
     return "A result has no \"error\", and isError may be absent: read optional members with .get()."
 
 
-def _kind_hint(kind):
+def _kind_hint(kind, message):
     if kind == "tool error":
         return ("A tool error is a result: look for result[\"isError\"] == true (an absent isError means false). "
                 "SDK 2.3.0 reports even an unknown tool this way. Do not go by the wording of the text: each server words "
                 "its errors its own way.")
     if kind == "protocol error":
         return "A JSON-RPC error has an \"error\" member instead of \"result\": no tool ran."
+    if "error" in json.dumps(message["result"].get("content", [])).lower():
+        return ("isError is false, so the call worked, whatever its text says: a tool's text may talk of errors "
+                "(a note about measurement error, a report of errors found: 0). The kind is never read from the "
+                "words: only isError and the \"error\" member decide it.")
     return ("isError false (or absent) and no \"error\" member: the call worked. structuredContent is optional "
             "(on the lab, only tools with an outputSchema send it), so a result may have none (its detail is then None).")
 
