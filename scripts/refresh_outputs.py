@@ -3,11 +3,17 @@
 Usage: python scripts/refresh_outputs.py NOTEBOOK [NOTEBOOK ...]
 
 Running it twice in a row gives byte-identical notebooks: execution metadata
-(timings) is not recorded, stream pieces are joined, widget state is not stored, and widget model ids,
-which the kernel draws at random, are renumbered in order of appearance.
+(timings) is not recorded, stream pieces are joined, and widget model ids, which the kernel draws at random,
+are renumbered in order of appearance.
+
+The widget state is stored (a static page, such as `make site`'s, draws the composer and the transcript
+view from it), pruned to the models the displayed views reach through their "IPY_MODEL_<id>" references:
+widgets the kernel made and never showed, or closed, stay out.
 """
 
+import re
 import sys
+import tempfile
 from pathlib import Path
 
 import nbformat
@@ -15,17 +21,72 @@ from nbclient import NotebookClient
 
 KERNEL = "python3"
 CELL_TIMEOUT_S = 60
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+MODEL_REF = re.compile(r"^IPY_MODEL_(.+)$")
+ROOT = Path(__file__).resolve().parents[1]
+LOOPBACK_PORT = re.compile(r"(127\.0\.0\.1|localhost|\[::1\]):\d+")
+TEMP_FOLDER = re.compile(re.escape(tempfile.gettempdir()) + r"/[\w.-]+")
 
 
-def renumber_widget_ids(nb: nbformat.NotebookNode, stem: str) -> None:
-    """Give widget views stable ids so a refresh does not churn the file."""
-    seen: dict[str, str] = {}
-    for cell in nb.cells:
-        for output in cell.get("outputs", []):
-            view = output.get("data", {}).get("application/vnd.jupyter.widget-view+json")
-            if view and "model_id" in view:
-                old = view["model_id"]
-                view["model_id"] = seen.setdefault(old, f"{stem}-widget-{len(seen) + 1}")
+def displayed_views(nb: nbformat.NotebookNode) -> list[dict]:
+    return [view for cell in nb.cells for output in cell.get("outputs", [])
+            if (view := output.get("data", {}).get(WIDGET_VIEW)) and "model_id" in view]
+
+
+def references(value) -> list[str]:
+    """The model ids a model's state points to, in a fixed order (dict keys sorted)."""
+    if isinstance(value, str):
+        ref = MODEL_REF.match(value)
+        return [ref.group(1)] if ref else []
+    if isinstance(value, dict):
+        return [found for key in sorted(value) for found in references(value[key])]
+    if isinstance(value, list):
+        return [found for item in value for found in references(item)]
+    return []
+
+
+def machine_free(text: str) -> str:
+    """The saved state is a snapshot of what the views showed, which may name a lab's port or temp folder."""
+    text = LOOPBACK_PORT.sub(r"\1:<port>", text)
+    text = TEMP_FOLDER.sub("<tmp>", text)
+    return text.replace(str(ROOT), "<kit>").replace(str(Path.home()), "~")
+
+
+def portable(value, new_ids: dict[str, str]):
+    """The state with every model reference renamed, and its text freed of the machine it ran on."""
+    if isinstance(value, str):
+        ref = MODEL_REF.match(value)
+        return f"IPY_MODEL_{new_ids[ref.group(1)]}" if ref and ref.group(1) in new_ids else machine_free(value)
+    if isinstance(value, dict):
+        return {key: portable(item, new_ids) for key, item in value.items()}
+    if isinstance(value, list):
+        return [portable(item, new_ids) for item in value]
+    return value
+
+
+def renumber_widgets(nb: nbformat.NotebookNode, stem: str) -> None:
+    """Stable ids for the views (in order of appearance), then for every model they reach (breadth first).
+
+    Ids the kernel drew at random would churn the file on every refresh; the state keeps only reachable models.
+    """
+    views = displayed_views(nb)
+    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    new_ids: dict[str, str] = {}
+    queue = [view["model_id"] for view in views]
+    while queue:
+        old = queue.pop(0)
+        if old in new_ids:
+            continue
+        new_ids[old] = f"{stem}-widget-{len(new_ids) + 1}"
+        queue.extend(references(state.get(old, {}).get("state", {})))
+    for view in views:
+        view["model_id"] = new_ids[view["model_id"]]
+    kept = {new_ids[old]: portable(model, new_ids) for old, model in state.items() if old in new_ids}
+    if kept:
+        nb.metadata["widgets"] = {WIDGET_STATE: {"state": kept, "version_major": 2, "version_minor": 0}}
+    else:
+        nb.metadata.pop("widgets", None)
 
 
 def normalise(nb: nbformat.NotebookNode, stem: str) -> None:
@@ -33,21 +94,22 @@ def normalise(nb: nbformat.NotebookNode, stem: str) -> None:
         cell.metadata.pop("execution", None)
         if cell.cell_type == "code":
             cell.metadata.pop("scrolled", None)
-    nb.metadata.pop("widgets", None)
     nb.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": KERNEL}
     nb.metadata["language_info"] = {"name": "python"}
-    renumber_widget_ids(nb, stem)
+    renumber_widgets(nb, stem)
 
 
 def refresh(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
+    # A stale state would survive a run that draws no widget (nbclient only writes a state it has).
+    nb.metadata.pop("widgets", None)
     client = NotebookClient(
         nb,
         kernel_name=KERNEL,
         timeout=CELL_TIMEOUT_S,
         record_timing=False,
         coalesce_streams=True,
-        store_widget_state=False,
+        store_widget_state=True,
         resources={"metadata": {"path": str(path.parent)}},
     )
     client.execute()

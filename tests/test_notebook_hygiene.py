@@ -1,5 +1,6 @@
 """Committed notebook outputs are test expectations: they must exist and must not depend on the machine."""
 
+import json
 import re
 from pathlib import Path
 
@@ -94,3 +95,28 @@ def test_lesson_shape(path):
     assert links, "a lesson links to its exercise"
     for link in links:
         assert (ROOT / link).exists(), f"{link} does not exist"
+
+
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def widget_views(nb) -> list[str]:
+    return [o["data"][WIDGET_VIEW]["model_id"] for c in nb.cells for o in c.get("outputs", []) if WIDGET_VIEW in o.get("data", {})]
+
+
+@pytest.mark.parametrize("path", COMPARED, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_the_saved_widget_state_draws_every_view_and_does_not_depend_on_the_machine(path):
+    # A static page (make site) draws the composer and the transcript view from this state; scripts/refresh_outputs.py
+    # keeps it, pruned to the models the views reach. It is a snapshot of what the views showed, in every case
+    # compared: no port, path, pid, time or timing may be in it.
+    nb = nbformat.read(path, as_version=4)
+    views = widget_views(nb)
+    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    assert bool(views) == bool(state), "views without a saved state, or a state no view shows (run scripts/refresh_outputs.py)"
+    text = json.dumps(state, ensure_ascii=False)
+    referenced = set(views) | set(re.findall(r'"IPY_MODEL_([^"]+)"', text))
+    assert referenced == set(state), f"models shown or referenced but not saved: {referenced - set(state)}; saved but unreached: {set(state) - referenced}"
+    assert all(model_id.startswith(f"{path.stem}-widget-") for model_id in state), "model ids are renumbered, not the kernel's random ones"
+    problems = [f"{what} ({match.group(0)!r})" for what, pattern in MACHINE_SPECIFIC.items() if (match := pattern.search(text))]
+    assert not problems, "; ".join(problems)
