@@ -20,6 +20,14 @@ def _label(block):
     return f"the {block.get('type')} block ({audience})"
 
 
+def _types(blocks):
+    return "[" + ", ".join(str(block.get("type")) for block in blocks) + "]"
+
+
+def _by_priority(blocks):
+    return sorted(blocks, key=lambda block: -block.get("annotations", {}).get("priority", 0))
+
+
 # --- task 2: which blocks go to the model --------------------------------------------------------
 
 MIXED_CONTENT = [
@@ -28,6 +36,8 @@ MIXED_CONTENT = [
      "annotations": {"audience": ["user", "assistant"], "priority": 0.5}},
     {"type": "text", "text": "Showing the chart to you now.", "annotations": {"audience": ["user"]}},
     {"type": "resource_link", "uri": "notes://welcome", "name": "welcome", "annotations": {"priority": 0.2}},
+    # An audience that names no one is given all the same: it does not include the model.
+    {"type": "text", "text": "Draft: not for display.", "annotations": {"audience": []}},
 ]
 
 
@@ -46,8 +56,9 @@ def check_model_blocks(for_the_model, lab=None):
             return
         if not _judge_blocks(story, content, outcome, for_the_model):
             return
-    passed("for_the_model kept the blocks whose audience includes \"assistant\" or is not given, and left out the ones "
-           "for the user alone (the hypnogram image among them).")
+    passed("for_the_model kept the blocks whose audience includes \"assistant\" or is not given, in the server's order, "
+           "and left out the ones for the user alone (the hypnogram image among them) and the one whose audience "
+           "names no one.")
 
 
 def _judge_blocks(story, content, outcome, for_the_model):
@@ -60,6 +71,13 @@ def _judge_blocks(story, content, outcome, for_the_model):
         failed(f"For {story}, you returned {short(got, 120)}; return a list of the blocks themselves.")
         return False
     for block in content:
+        if block in got and not _is_for_model(block) and block["annotations"]["audience"] == []:
+            failed(f"For {story}, you passed {_label(block)} to the model; an empty audience names no one, so not "
+                   "the model.",
+                   hint="Only a block with no audience at all is unrestricted. An audience of [] is given, and "
+                        "\"assistant\" is not in it: test whether \"assistant\" is in the list, not whether the list "
+                        "is empty.")
+            return False
         if block in got and not _is_for_model(block):
             failed(f"For {story}, you passed {_label(block)} to the model; it is for the user only.",
                    hint="Decide by annotations.audience, not by the block's type.")
@@ -71,6 +89,15 @@ def _judge_blocks(story, content, outcome, for_the_model):
         return False
     if len(got) != len([block for block in content if _is_for_model(block)]):
         failed(f"For {story}, you returned some blocks more than once.", hint="Each block goes to the model once.")
+        return False
+    in_order = [block for block in content if _is_for_model(block)]
+    if got != in_order:
+        sorted_by = " by priority, most important first" if got == _by_priority(in_order) else ""
+        failed(f"For {story}, you returned the right blocks in another order{sorted_by}: {_types(got)}; the server "
+               f"sent them as {_types(in_order)}.",
+               hint="Keep the blocks in the order the server sent them. priority says which blocks a host drops "
+                    "first when the context is short, not where a block goes (the lesson sorted them only to print "
+                    "them).")
         return False
     return True
 

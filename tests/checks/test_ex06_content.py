@@ -16,12 +16,37 @@ def for_the_model(content):
     return [block for block in content if "assistant" in block.get("annotations", {}).get("audience", ["assistant"])]
 
 
-def for_the_model_by_priority(content):
-    def audience(block):
+def for_the_model_in_a_loop(content):
+    """Right, written differently: the keys tested one by one, the blocks appended in the server's order."""
+    chosen = []
+    for block in content:
         annotations = block.get("annotations") or {}
-        return annotations.get("audience") or ["user", "assistant"]
-    chosen = [block for block in content if "assistant" in audience(block)]
-    return sorted(chosen, key=lambda block: -(block.get("annotations") or {}).get("priority", 0.5))
+        if "audience" not in annotations or "assistant" in annotations["audience"]:
+            chosen.append(block)
+    return chosen
+
+
+def sorted_by_priority(content):
+    """A blind learner run: the right blocks, most important first."""
+    return sorted(for_the_model(content), key=lambda block: -(block.get("annotations") or {}).get("priority", 0))
+
+
+def empty_audience_taken_for_everyone(content):
+    """A blind learner run: an audience of [] read as no audience at all."""
+    return [block for block in content
+            if not (block.get("annotations") or {}).get("audience") or "assistant" in block["annotations"]["audience"]]
+
+
+def test_blocks_sorted_by_priority(verdict, lab):
+    out = verdict(check_model_blocks, sorted_by_priority, lab)
+    assert out.startswith("✗ For night_report's result, you returned the right blocks in another order by priority")
+    assert "[text, resource, resource_link]" in out and "in the order the server sent them" in out, out
+
+
+def test_an_empty_audience_taken_for_everyone(verdict, lab):
+    out = verdict(check_model_blocks, empty_audience_taken_for_everyone, lab)
+    assert out.startswith("✗ For a result with blocks that say less, you passed the text block (audience [])")
+    assert "names no one" in out and "not whether the list is empty" in out, out
 
 
 def only_exactly_assistant(content):
@@ -81,7 +106,7 @@ def test_blocks_right(verdict, lab):
 
 
 def test_blocks_right_written_differently(verdict, lab):
-    assert verdict(check_model_blocks, for_the_model_by_priority, lab).startswith("✓")
+    assert verdict(check_model_blocks, for_the_model_in_a_loop, lab).startswith("✓")
 
 
 def test_blocks_exact_audience_match(verdict, lab):
