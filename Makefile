@@ -37,7 +37,7 @@ WORKERS ?= 4
 NBVAL = --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg --nbval-cell-timeout=60 -p no:cacheprovider
 SUBMISSIONS ?= submissions
 
-.PHONY: lab test lint test-code test-notebooks outputs exercises bench lock uv-path legacy-server canary grade nbgrader clean
+.PHONY: lab test lint test-code test-notebooks outputs exercises bench lock uv-path legacy-server canary grade nbgrader site clean
 
 # Installs one lock file into .venv (created if missing), then the kit itself without touching its pins.
 # Falls back to pip when uv cannot be had.
@@ -147,6 +147,13 @@ nbgrader: $(LAB_STAMP)
 outputs: $(TEST_STAMP) $(LEGACY_STAMP)
 	$(PY) scripts/refresh_outputs.py $(LESSONS) $(SOLUTIONS)
 
+# The lessons and exercises as a static site in _build/site/ (site/build.py): their stored outputs, nothing run,
+# nothing fetched. Launch links and links to the kit's files go to SITE_REPO (and SITE_HUB for nbgitpuller).
+SITE_REPO ?= https://github.com/OWNER/mcp-on-the-wire
+SITE_HUB  ?= https://HUB
+site: $(TEST_STAMP)
+	SITE_REPO="$(SITE_REPO)" SITE_HUB="$(SITE_HUB)" $(PY) site/build.py
+
 # Regenerates the learner versions in exercises/ from solutions/.
 exercises: $(LAB_STAMP)
 	$(PY) scripts/make_exercises.py
@@ -155,4 +162,4 @@ bench: $(TEST_STAMP)
 	$(PY) -m bench
 
 clean:
-	rm -rf $(VENV) $(LEGACY_VENV) .pytest_cache
+	rm -rf $(VENV) $(LEGACY_VENV) .pytest_cache _build
