@@ -5,10 +5,12 @@ unsafe workflow fails `make test` instead of a course's first push.
 """
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 from check_jsonschema.cli.main_command import main as check_jsonschema_main
 from click.testing import CliRunner
@@ -17,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 WORKFLOW = ROOT / ".github" / "workflows" / "notebooks.yml"
 GITLAB = ROOT / "ci-examples" / "gitlab-ci.yml"
+PAGES = ROOT / "ci-examples" / "github-pages.yml"
 
 
 def check_jsonschema(schema: str, path: Path):
@@ -41,6 +44,12 @@ def steps() -> list[dict]:
 def test_the_github_workflow_matches_githubs_schema():
     run = check_jsonschema("vendor.github-workflows", WORKFLOW)
     assert run.exit_code == 0, run.output
+
+
+def test_the_pages_example_matches_githubs_schema_and_zizmor_finds_nothing():
+    run = check_jsonschema("vendor.github-workflows", PAGES)
+    assert run.exit_code == 0, run.output
+    assert zizmor(PAGES) == []
 
 
 def test_the_gitlab_example_matches_gitlabs_schema():
@@ -68,9 +77,32 @@ def test_zizmor_catches_an_injected_pull_request_title(tmp_path):
     assert any(finding["ident"] == "template-injection" for finding in zizmor(path))
 
 
-def test_every_action_is_pinned_to_a_commit():
-    uses = [step["uses"] for step in steps() if "uses" in step]
-    assert uses and all(len(ref.split("@")[1]) == 40 for ref in uses), uses
+@pytest.mark.parametrize("path", [WORKFLOW, PAGES], ids=lambda p: p.name)
+def test_every_action_is_pinned_to_a_commit(path):
+    jobs = yaml.safe_load(path.read_text())["jobs"].values()
+    uses = [step["uses"] for job in jobs for step in job["steps"] if "uses" in step]
+    assert uses and all(re.fullmatch(r"[0-9a-f]{40}", ref.split("@")[1]) for ref in uses), uses
+
+
+def test_the_site_job_builds_the_site_and_keeps_it():
+    site = workflow()["jobs"]["site"]
+    assert "schedule" in site["if"] and "!=" in site["if"]
+    assert [step["run"] for step in site["steps"] if "run" in step] == ["make site"]
+    upload = next(step for step in site["steps"] if step.get("uses", "").startswith("actions/upload-artifact@"))
+    assert upload["with"]["path"] == "_build/site/" and "if" not in upload
+
+
+def test_the_pages_example_builds_the_site_and_deploys_it_with_the_least_permissions():
+    example = yaml.safe_load(PAGES.read_text())
+    assert example["permissions"] == {"contents": "read"}
+    build, deploy = example["jobs"]["build"], example["jobs"]["deploy"]
+    assert [step["run"] for step in build["steps"] if "run" in step] == ["make site"]
+    upload = next(step for step in build["steps"] if step.get("uses", "").startswith("actions/upload-pages-artifact@"))
+    assert upload["with"]["path"] == "_build/site/"
+    assert any(step.get("uses", "").startswith("actions/configure-pages@") for step in build["steps"])
+    assert deploy["needs"] == "build" and deploy["permissions"] == {"pages": "write", "id-token": "write"}
+    assert deploy["environment"]["name"] == "github-pages"
+    assert [step["uses"].split("@")[0] for step in deploy["steps"]] == ["actions/deploy-pages"]
 
 
 def test_the_workflow_runs_make_test_on_push_and_pull_request_and_the_canary_weekly():
