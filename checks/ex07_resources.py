@@ -152,8 +152,9 @@ def _judge_note(note_id, uri, expected, request, outcome, ignored=None):
     return True
 
 
-NOT_YAML = ("The front matter is not YAML: each line is 'key: value', split at the first colon, and the value is the "
-            "rest of the line as written (quotes and brackets included, the date as text). Only tags is a list.")
+FIRST_SPLIT = "split once, from the left, at the first \": \" (line.partition(\": \") or line.split(\": \", 1))"
+NOT_YAML = ("The front matter is not YAML: each line is 'key: value', split at the first \": \", and the value is "
+            "the rest of the line as written (quotes and brackets included, the date as text). Only tags is a list.")
 
 
 def _raised_hint(error, expected):
@@ -162,7 +163,7 @@ def _raised_hint(error, expected):
     colon = next((value for value in expected.values() if isinstance(value, str) and ": " in value), None)
     if colon is not None and not isinstance(error, (KeyError, IndexError, TypeError, AttributeError)):
         return (f"This note's front matter has a colon inside a value ({colon!r}), and it is not strict YAML: each "
-                "line is 'key: value', so split it at the first colon only.")
+                "line is 'key: value', so split it at the first \": \" only.")
     if isinstance(error, (KeyError, ValueError)) and "---" in expected["title"]:
         return ("This note's title holds ---, and its body has a --- line of its own: the front matter ends at the "
                 "first line after the opening one that is --- and nothing else, not at the first --- in the text nor "
@@ -190,8 +191,8 @@ def _header_hint(key, value, expected):
             return ("The title itself holds ---: the front matter ends at the first line that is --- and nothing "
                     "else, not at the first --- in the text.")
         if ":" in expected and value.strip() != expected and expected.startswith(value.strip()):
-            return ("A value can hold a colon too: each front-matter line is 'key: value', so split at the first "
-                    "colon only.")
+            return ("A value can hold \": \" too: each front-matter line is 'key: value', so split at the first "
+                    "\": \" only.")
     if key == "tags" and expected == [] and isinstance(value, list):
         return "A note without tags says tags: [], which is an empty list: splitting an empty string gives ['']."
     if key == "tags":
@@ -199,7 +200,10 @@ def _header_hint(key, value, expected):
                 "Return a list.")
     if isinstance(value, str) and value != value.strip():
         return "Strip the spaces around each value."
-    return "Each front-matter line is 'key: value'; split at the first colon only."
+    if value is None:
+        return (f"Your dict has no {key!r}: the key is what comes before the first \": \" of its line, and a value may "
+                f"hold \": \" too, so {FIRST_SPLIT}.")
+    return f"Each front-matter line is 'key: value'; {FIRST_SPLIT}."
 
 
 # --- task 2: complete the prompt's argument, then get the prompt ----------------------------------

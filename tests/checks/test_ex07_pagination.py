@@ -1,9 +1,11 @@
 """Exercise 07, task 3 (follow nextCursor): right answers pass, typical mistakes get the explanation they need."""
 
-from urllib.parse import quote
+from urllib.parse import quote, unquote
+
+import pytest
 
 import checks
-from checks.ex07_pagination import check_all_resources
+from checks.ex07_pagination import ODD_CURSOR, check_all_resources
 
 
 def stub(request):
@@ -183,6 +185,76 @@ def url_encodes_the_cursor(request):
 
 
 def test_a_url_encoded_cursor_is_one_the_server_never_issued(verdict, lab):
-    # Values that need encoding: the second server's cursor holds a space, /, +, = and ü, and is copied as it came.
+    # Values that need encoding: the second server's cursor holds spaces, %, /, +, = and ü, and is copied as it came.
     out = verdict(check_all_resources, url_encodes_the_cursor, lab)
-    assert out.startswith("✗ On a second server") and "a cursor the server never issued: page%202/3%2B%3D%C3%BC" in out, out
+    assert out.startswith("✗ On a second server") and f"a cursor the server never issued: {quote(ODD_CURSOR)}" in out
+    assert "URL-encoded" in out, out
+
+
+def cursor_changed(change):
+    def work(request):
+        reply = request("resources/list")
+        resources = list(reply["result"]["resources"])
+        while "nextCursor" in reply["result"]:
+            reply = request("resources/list", {"cursor": change(reply["result"]["nextCursor"])})
+            resources += reply["result"]["resources"]
+        return resources
+    return work
+
+
+def stops_at_an_empty_page(request):
+    resources, params = [], {}
+    while True:
+        result = request("resources/list", params)["result"]
+        if not result["resources"]:
+            return resources
+        resources += result["resources"]
+        if "nextCursor" not in result:
+            return resources
+        params = {"cursor": result["nextCursor"]}
+
+
+def deduped_by_uri(request):
+    return list({resource["uri"]: resource for resource in all_resources(request)}.values())
+
+
+def first_of_each_uri(request):
+    kept = []
+    for resource in all_resources(request):
+        if resource["uri"] not in [k["uri"] for k in kept]:
+            kept.append(resource)
+    return kept
+
+
+# Blind learner runs: each of these passed while the second server's cursor needed no care and no page was empty.
+@pytest.mark.parametrize("work, phrases", [
+    pytest.param(cursor_changed(lambda c: c.strip("=")), ("never issued", "stripped of its '='", "opaque"),
+                 id="cursor-stripped-of-equals"),
+    pytest.param(cursor_changed(unquote), ("never issued", "URL-decoded", "opaque"), id="cursor-url-decoded"),
+    pytest.param(cursor_changed(str.strip), ("never issued", "stripped of its spaces"), id="cursor-stripped"),
+    pytest.param(stops_at_an_empty_page, ("stopped after 3 page(s): the last one held no resources",
+                                          "nextCursor '4'", "A page may be empty"), id="stops-at-an-empty-page"),
+    pytest.param(deduped_by_uri, ("you returned 4 resources; the pages hold 5", "scroll://b came on two pages",
+                                  "for the caller to decide"), id="deduped-by-uri"),
+    pytest.param(first_of_each_uri, ("scroll://b came on two pages",), id="first-of-each-uri-kept"),
+])
+def test_a_cursor_changed_or_a_page_dropped_is_named(verdict, lab, work, phrases):
+    out = verdict(check_all_resources, work, lab)
+    assert out.startswith("✗ On a second server") and all(phrase in out for phrase in phrases), out
+
+
+def all_resources_by_generator(request):
+    """Right, written differently: a generator of pages, flattened."""
+    def pages():
+        params = {}
+        while True:
+            result = request("resources/list", params)["result"]
+            yield result["resources"]
+            if "nextCursor" not in result:
+                return
+            params = {"cursor": result["nextCursor"]}
+    return [resource for page in pages() for resource in page]
+
+
+def test_a_generator_of_pages_passes(verdict, lab):
+    assert verdict(check_all_resources, all_resources_by_generator, lab).startswith("✓")

@@ -158,6 +158,14 @@ def note_header_split_at_every_colon(request, template, note_id):
     return {"id": header["id"], "title": header["title"], "tags": tags, "date": header["date"]}
 
 
+def note_header_split_from_the_right(request, template, note_id):
+    text = request("resources/read", {"uri": template.replace("{note_id}", note_id)})["result"]["contents"][0]["text"]
+    header = dict(line.rsplit(": ", 1) for line in text.split("\n---\n")[0].splitlines()[1:])
+    tags = header["tags"].strip("[]")
+    return {"id": header.get("id"), "title": header.get("title"), "date": header.get("date"),
+            "tags": [tag.strip() for tag in tags.split(",")] if tags else []}
+
+
 def note_header_by_lines(request, template, note_id):
     """Another style: the lines up to the second --- line, each partitioned at its first colon."""
     uri = template.replace("{note_id}", note_id)
@@ -205,12 +213,15 @@ NOTE_WRONG = [
     pytest.param(note_header(tags_list=False), ("tags", "Return a list"), id="tags-as-text"),
     pytest.param(note_header(strip=False), ("Strip the spaces",), id="values-not-stripped"),
     pytest.param(note_header(method="resources/get"), ("no resources/read",), id="misspelt-method"),
-    pytest.param(note_header(split_once=False), ("the front matter says Lab sync: spindles at 10:30", "split at the first colon only"),
+    pytest.param(note_header(split_once=False), ("the front matter says Lab sync: spindles at 10:30", 'split at the first ": " only'),
                  id="splits-at-every-colon-space"),
-    pytest.param(note_header_split_at_every_colon, ("split at the first colon only",), id="splits-at-every-colon"),
+    pytest.param(note_header_split_at_every_colon, ('split at the first ": " only',), id="splits-at-every-colon"),
+    # A blind learner run: split from the right, the title went missing, and the hint said "first colon".
+    pytest.param(note_header_split_from_the_right, ("title = null", "Your dict has no 'title'", "from the left"),
+                 id="split-from-the-right"),
     pytest.param(note_header(keep_empty_tags=True), ("'untagged-idea'", "tags = [\"\"]", "tags: []", "empty list"),
                  id="empty-tags-kept-as-an-empty-string"),
-    pytest.param(note_header(parse="dict"), ("ValueError", "a colon inside a value", "first colon only"),
+    pytest.param(note_header(parse="dict"), ("ValueError", "a colon inside a value", 'first ": " only'),
                  id="dict-of-split-lines"),
     pytest.param(note_header(parse="yaml"), ("'Lab sync: spindles at 10:30'", "A YAML parser", "not YAML"),
                  id="yaml-safe-load"),
