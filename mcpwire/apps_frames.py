@@ -8,7 +8,8 @@ One place follows the spec's text instead: the 2.0.4 schema writes `hostContext.
 allOf of two anyOfs that each forbid the other's keys, so it refuses every non-empty value, the spec's own
 example `{"width": 400, "maxHeight": 600}` included; here it is "either height or maxHeight, and either
 width or maxWidth", numbers, as the spec says.
-A forwarded `tools/call` or `resources/read` result is MCP's own result, checked by `mcpwire.validate`.
+A forwarded `tools/call`, `tools/list`, `resources/read`, `resources/list` or `resources/templates/list` result is
+MCP's own result, checked by `mcpwire.validate`.
 """
 
 HOST_INFO_KEYS = {"name", "version", "title", "icons", "websiteUrl", "description"}
@@ -17,6 +18,7 @@ HOST_CAPABILITY_KEYS = {"experimental", "openLinks", "downloadFile", "serverTool
 CSP_KEYS = {"connectDomains", "resourceDomains", "frameDomains", "baseUriDomains"}
 PERMISSION_KEYS = {"camera", "microphone", "geolocation", "clipboardWrite"}
 THEMES, DISPLAY_MODES, PLATFORMS = {"light", "dark"}, {"inline", "fullscreen", "pip"}, {"web", "desktop", "mobile"}
+MODALITY_KEYS = {"text", "image", "audio", "resource", "resourceLink", "structuredContent"}
 
 
 def _only(where, value, allowed, required=()):
@@ -50,6 +52,16 @@ def _initialize_result(result):
     problems += _only("result.hostInfo", result["hostInfo"], HOST_INFO_KEYS, required=("name", "version"))
     capabilities = result["hostCapabilities"]
     problems += _only("result.hostCapabilities", capabilities, HOST_CAPABILITY_KEYS)
+    for key in ("openLinks", "downloadFile", "logging"):
+        if isinstance(capabilities, dict) and key in capabilities:
+            problems += _only(f"result.hostCapabilities.{key}", capabilities[key], set())
+    for key in ("message", "updateModelContext"):
+        modalities = capabilities.get(key) if isinstance(capabilities, dict) else None
+        if modalities is not None:
+            problems += _only(f"result.hostCapabilities.{key}", modalities, MODALITY_KEYS)
+            if isinstance(modalities, dict):
+                for name, value in modalities.items():
+                    problems += _only(f"result.hostCapabilities.{key}.{name}", value, set())
     sandbox = capabilities.get("sandbox") if isinstance(capabilities, dict) else None
     if sandbox is not None:
         problems += _only("result.hostCapabilities.sandbox", sandbox, {"permissions", "csp"})
@@ -111,6 +123,23 @@ def _sandbox_resource_ready(params):
     return problems
 
 
+def _is_error_result(result):
+    """ui/open-link's and ui/message's result: any object, whose isError, if there, is a boolean."""
+    if not isinstance(result, dict):
+        return ["result: must be an object"]
+    return [] if isinstance(result.get("isError", False), bool) else ["result.isError: must be a boolean"]
+
+
+def _display_mode_result(result):
+    if not isinstance(result, dict) or result.get("mode") not in DISPLAY_MODES:
+        return [f"result.mode: must be one of {sorted(DISPLAY_MODES)}"]
+    return []
+
+
+RESULTS = {"ui/initialize": _initialize_result, "ui/open-link": _is_error_result, "ui/message": _is_error_result,
+           "ui/request-display-mode": _display_mode_result}
+
+
 def check_host_frame(frame, *, answers=None):
     """Problems with one frame a host posts; `answers` names the View's request a response answers
     (`ui/initialize` is recognised by its result when not given)."""
@@ -129,6 +158,8 @@ def check_host_frame(frame, *, answers=None):
             problems.append("error.code: must be an integer")
         return problems
     result = frame.get("result")
-    if answers == "ui/initialize" or (answers is None and isinstance(result, dict) and "hostInfo" in result):
-        return _initialize_result(result)
+    if answers is None and isinstance(result, dict) and "hostInfo" in result:
+        answers = "ui/initialize"
+    if answers in RESULTS:
+        return RESULTS[answers](result)
     return [] if isinstance(result, dict) else ["result: must be an object"]

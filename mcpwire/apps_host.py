@@ -10,6 +10,14 @@ What it enforces (MCP Apps 2026-01-26 unless said otherwise):
   from the View before it, other than `ui/initialize` and `ping`, is refused (the kit's rule, code -32000).
 - `tools/call` from the View reaches only tools whose `_meta.ui.visibility` includes "app" (default
   ["model", "app"]); a tool that is not read-only needs the user's consent (the `consent` callback).
+  `tools/list` forwarded to the server comes back with those tools only.
+- What a notebook can do with the View's other requests, and declares in `hostCapabilities`: `ui/open-link`
+  (an http or https URL, kept in `links` for the learner to click: the host never navigates by itself),
+  `ui/message` (text, kept in `messages`: what would join the conversation), `ui/update-model-context` (text
+  and structuredContent, kept in `model_context`, each update replacing the last). `ui/request-display-mode`
+  gets "inline", the one mode an output has; `ui/notifications/request-teardown` starts the teardown.
+  `ui/download-file` and `sampling/createMessage` (the 2.0.4 draft's) and `prompts/list` are not declared and
+  get -32601: the notebook has no model to sample and saves no file for a View.
 - A malformed request is answered with JSON-RPC's -32600, with no `id` when its id could not be read
   (MCP's error response, whose `id` is optional, not JSON-RPC's `"id": null`: Apps runs on MCP's JSON-RPC
   base). A response (a message with `result` or `error`) is never answered, even a malformed or unmatched
@@ -20,6 +28,8 @@ What it enforces (MCP Apps 2026-01-26 unless said otherwise):
 The SDK (mcp 2.3.0) has no host side at all: `mcp.server.apps` serves apps, nothing renders them.
 Where the spec's text and the 2.0.4 schema disagree, `mcpwire.apps_frames` says which this follows.
 """
+
+from urllib.parse import urlsplit
 
 from . import apps_csp
 from .frames import CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, dumps
@@ -34,7 +44,11 @@ VIEW_SANDBOX = "allow-scripts allow-forms"
 DEFAULT_CONTEXT = {"theme": "light", "displayMode": "inline", "availableDisplayModes": ["inline"],
                    "containerDimensions": {"width": 640, "maxHeight": 480}, "platform": "web"}
 
-INVALID_REQUEST, METHOD_NOT_FOUND = -32600, -32601
+INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32600, -32601, -32602
+LINK_SCHEMES = ("http", "https")  # a javascript: or file: URL is never offered as a link
+# The content the host takes in ui/message and ui/update-model-context: text only, as hostCapabilities says.
+MESSAGE_MODALITIES = ("text",)
+MODEL_CONTEXT_MODALITIES = ("text", "structuredContent")
 HOST_REFUSED = -32000  # JSON-RPC's range for implementation-defined errors: the spec names no code for these
 
 
@@ -82,6 +96,25 @@ def malformed(message):
     return None
 
 
+def _cursor(params):
+    return {"cursor": params["cursor"]} if isinstance(params.get("cursor"), str) else {}
+
+
+def _content_problem(content, *, required):
+    """(code, message) when `content` is not a list of text blocks, the only blocks this host takes, else None."""
+    if content is None and not required:
+        return None
+    if not isinstance(content, list) or not all(isinstance(block, dict) and isinstance(block.get("type"), str)
+                                                for block in content):
+        return INVALID_PARAMS, "Invalid params: content must be a list of content blocks"
+    for block in content:
+        if block["type"] != "text":
+            return HOST_REFUSED, f"{block['type']} content is not taken here: text only, as hostCapabilities says"
+        if not isinstance(block.get("text"), str):
+            return INVALID_PARAMS, "Invalid params: a text block needs its text"
+    return None
+
+
 class AppHost:
     """One View of one tool call: its lifecycle, what it may call, and every frame both ways.
 
@@ -106,6 +139,9 @@ class AppHost:
         self.policy = None
         self.result = None
         self.html = None
+        self.links = []           # ui/open-link URLs, offered to the learner
+        self.messages = []        # ui/message contents, what would join the conversation
+        self.model_context = None  # the last ui/update-model-context params
         # The spec's order once the View is initialized: tool-input (MUST, exactly once), then tool-result.
         self._queued = [self._notification("ui/notifications/tool-input", {"arguments": self.arguments})]
         self._next_id = 1
@@ -213,6 +249,9 @@ class AppHost:
             self.size = {key: params[key] for key in ("width", "height") if isinstance(params.get(key), (int, float))}
         elif method == "notifications/message":
             self.log.append(f"View logged {dumps(params)}")
+        elif method == "ui/notifications/request-teardown":
+            self.log.append("teardown: the View asked for it")
+            self.teardown()
 
     def _answer(self, identifier, method, params):
         if method == "ping":
@@ -222,13 +261,19 @@ class AppHost:
         if self.state != "ready":
             return self._error(identifier, HOST_REFUSED,
                                f"{method} before ui/notifications/initialized: the View is not initialized")
-        if method == "tools/call":
-            return self._tool_call(identifier, params)
-        if method == "resources/read":
-            return self._forward(identifier, "resources/read", {"uri": params.get("uri")})
-        if method == "ui/request-display-mode":
-            return self._response(identifier, {"mode": "inline"})  # the one mode a notebook output has
-        return self._error(identifier, METHOD_NOT_FOUND, f"Method not found: {method}")
+        handler = {"tools/call": self._tool_call, "tools/list": self._tools_list,
+                   "resources/read": lambda identifier, params: self._forward(
+                       identifier, "resources/read", {"uri": params.get("uri")}),
+                   "resources/list": lambda identifier, params: self._forward(
+                       identifier, "resources/list", _cursor(params)),
+                   "resources/templates/list": lambda identifier, params: self._forward(
+                       identifier, "resources/templates/list", _cursor(params)),
+                   "ui/open-link": self._open_link, "ui/message": self._message,
+                   "ui/update-model-context": self._update_model_context,
+                   "ui/request-display-mode": self._display_mode}.get(method)
+        if handler is None:
+            return self._error(identifier, METHOD_NOT_FOUND, f"Method not found: {method}")
+        return handler(identifier, params)
 
     def _initialize(self, identifier, params):
         if self.state != "loading":
@@ -237,7 +282,10 @@ class AppHost:
         asked = params.get("protocolVersion")
         self.app_info = params.get("appInfo")
         context = {**self.host_context, "toolInfo": {"tool": self.tool}}
-        capabilities = {"serverTools": {}, "serverResources": {}, "logging": {}, "sandbox": {"csp": self.approved}}
+        capabilities = {"openLinks": {}, "serverTools": {}, "serverResources": {}, "logging": {},
+                        "message": {key: {} for key in MESSAGE_MODALITIES},
+                        "updateModelContext": {key: {} for key in MODEL_CONTEXT_MODALITIES},
+                        "sandbox": {"csp": self.approved}}
         return self._response(identifier, {
             "protocolVersion": asked if asked == UI_PROTOCOL_VERSION else UI_PROTOCOL_VERSION,
             "hostInfo": dict(HOST_INFO), "hostCapabilities": capabilities, "hostContext": context})
@@ -254,6 +302,47 @@ class AppHost:
             self.log.append(f"refused tools/call {name}: the user did not consent")
             return self._error(identifier, HOST_REFUSED, f"the user did not allow {name}")
         return self._forward(identifier, "tools/call", {"name": name, "arguments": arguments})
+
+    def _tools_list(self, identifier, params):
+        reply = self.server_request("tools/list", _cursor(params))
+        if reply.error:
+            return {"jsonrpc": "2.0", "id": identifier, "error": reply.error}
+        tools = [tool for tool in reply.result.get("tools", []) if "app" in visibility(tool)]
+        return self._response(identifier, {**reply.result, "tools": tools})
+
+    def _open_link(self, identifier, params):
+        url = params.get("url")
+        if not isinstance(url, str):
+            return self._error(identifier, INVALID_PARAMS, "Invalid params: url must be a string")
+        parts = urlsplit(url)
+        if parts.scheme not in LINK_SCHEMES or not parts.netloc:
+            self.log.append(f"refused ui/open-link {url!r}: not an http or https URL")
+            return self._error(identifier, HOST_REFUSED, "Invalid URL: this host offers http and https links only")
+        self.links.append(url)
+        return self._response(identifier, {})
+
+    def _message(self, identifier, params):
+        if params.get("role") != "user":
+            return self._error(identifier, INVALID_PARAMS, 'Invalid params: role must be "user"')
+        problem = _content_problem(params.get("content"), required=True)
+        if problem:
+            return self._error(identifier, *problem)
+        self.messages.append(params["content"])
+        return self._response(identifier, {})
+
+    def _update_model_context(self, identifier, params):
+        problem = _content_problem(params.get("content"), required=False)
+        if problem:
+            return self._error(identifier, *problem)
+        if "structuredContent" in params and not isinstance(params["structuredContent"], dict):
+            return self._error(identifier, INVALID_PARAMS, "Invalid params: structuredContent must be an object")
+        self.model_context = {key: params[key] for key in ("content", "structuredContent") if key in params}
+        return self._response(identifier, {})
+
+    def _display_mode(self, identifier, params):
+        if params.get("mode") not in ("inline", "fullscreen", "pip"):
+            return self._error(identifier, INVALID_PARAMS, 'Invalid params: mode must be "inline", "fullscreen" or "pip"')
+        return self._response(identifier, {"mode": "inline"})  # the one mode a notebook output has
 
     def _forward(self, identifier, method, params):
         reply = self.server_request(method, params)

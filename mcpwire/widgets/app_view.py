@@ -48,6 +48,7 @@ class AppView:
         host.post = self._post
         self.html = host.html if host.html is not None else host.load()
         self._size = None
+        self._noted = {"links": 0, "messages": 0, "context": None}
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         threading.Thread(target=self._server.serve_forever, name="mcp-app-sandbox", daemon=True).start()
@@ -80,7 +81,23 @@ class AppView:
         if self.host.size and self.host.size != self._size:
             self._size = dict(self.host.size)
             self.outbox.put({"size": self._size})
+        self._note_what_the_view_asked()
         self._report()
+
+    def _note_what_the_view_asked(self):
+        """What the output shows under the View: links to click, messages for the conversation, the model context."""
+        host, noted = self.host, self._noted
+        for url in host.links[noted["links"]:]:
+            self.outbox.put({"note": "link", "url": url})
+        for content in host.messages[noted["messages"]:]:
+            self.outbox.put({"note": "message", "text": " ".join(block["text"] for block in content)})
+        if host.model_context is not noted["context"]:
+            context = host.model_context
+            text = " ".join(block["text"] for block in context.get("content", []))
+            if "structuredContent" in context:
+                text += (" " if text else "") + json.dumps(context["structuredContent"])
+            self.outbox.put({"note": "context", "text": text})
+        noted.update(links=len(host.links), messages=len(host.messages), context=host.model_context)
 
     def take_context(self, context):
         """The theme and width JupyterLab shows the output with, for hostContext (anything else is ignored)."""
@@ -169,6 +186,7 @@ class AppView:
                                          "border": border}))
         return f"""<div class="mcpwire-app" data-config="{config}">
 <div class="mw-app-slot" style="height: 160px;"></div>
+<div class="mw-app-notes" style="font-size: 12px;"></div>
 <pre class="mw-app-status" style="font-size: 11px; color: #666;"></pre>
 <script>
 (function () {{
@@ -176,6 +194,7 @@ class AppView:
   const config = JSON.parse(root.dataset.config);
   const slot = root.querySelector(".mw-app-slot");
   const status = root.querySelector(".mw-app-status");
+  const notes = root.querySelector(".mw-app-notes");
   const proxy = document.createElement("iframe");
   proxy.className = "mw-app-proxy";
   proxy.setAttribute("sandbox", config.sandbox);
@@ -244,6 +263,29 @@ class AppView:
     requestAnimationFrame(follow);
   }}
   if (scroller) follow();
+  // What the View asked the host for, shown and never acted on by the page: a link waits for the learner's click.
+  const labels = {{ link: "The View offers a link: ", message: "For the conversation (ui/message): ",
+                   context: "Model context now (ui/update-model-context): " }};
+  function note(item) {{
+    const line = document.createElement("div");
+    line.className = "mw-app-note mw-app-note-" + item.note;
+    line.append(labels[item.note]);
+    let clickable = false;
+    try {{ clickable = item.note === "link" && ["http:", "https:"].includes(new URL(item.url).protocol); }}
+    catch (error) {{ clickable = false; }}
+    if (clickable) {{
+      const link = document.createElement("a");
+      link.href = item.url;
+      link.target = "_blank";
+      link.rel = "noopener noreferrer";
+      link.textContent = item.url;
+      line.append(link);
+    }} else {{
+      line.append(item.text || item.url);
+    }}
+    if (item.note === "context") notes.querySelectorAll(".mw-app-note-context").forEach((old) => old.remove());
+    notes.append(line);
+  }}
   (async function poll() {{
     for (;;) {{
       let items;
@@ -253,6 +295,7 @@ class AppView:
         if (item.post) proxy.contentWindow.postMessage(item.post, config.origin);
         if (item.size && item.size.height) slot.style.height = Math.min(item.size.height, {MAX_HEIGHT}) + "px";
         if (item.status) status.textContent = item.status;
+        if (item.note) note(item);
         if (item.closed) {{ removeFrame(status.textContent); return; }}
       }}
     }}

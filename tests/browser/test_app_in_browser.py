@@ -99,8 +99,27 @@ def test_teardown_is_answered_by_the_view_and_the_frame_goes(app_page):
     assert app.locator(".mw-app-status").inner_text().startswith("closed ·")
 
 
+def test_what_the_view_asks_for_is_shown_and_a_link_waits_for_a_click(app_page):
+    asker = app_page.locator(".jp-Notebook .jp-Cell").nth(4).locator(".mcpwire-app")
+    log = frame_of(app_page, asker).frame_locator("iframe.mw-app-proxy").frame_locator("iframe").locator("#log")
+    log.filter(has_text="ui/update-model-context").wait_for()
+    answers = dict(line.split(" ", 1) for line in log.inner_text().splitlines()[1:])
+    assert log.inner_text().splitlines()[0] == 'ui/open-link {"jsonrpc":"2.0","id":2,"result":{}}'
+    assert '"code":-32000' in answers["ui/open-link"]  # the javascript: URL
+    assert answers["ui/message"] == '{"jsonrpc":"2.0","id":4,"result":{}}'
+    link = asker.locator(".mw-app-note-link a")
+    assert link.count() == 1
+    assert (link.get_attribute("href"), link.get_attribute("target"), link.get_attribute("rel")) == (
+        "https://aasm.org/", "_blank", "noopener noreferrer")
+    assert asker.locator(".mw-app-note-message").inner_text() == "For the conversation (ui/message): Why is epoch 6 N3?"
+    asker.locator(".mw-app-note-context").wait_for()
+    assert asker.locator(".mw-app-note-context").inner_text() == (
+        "Model context now (ui/update-model-context): The user is looking at epoch 6.")
+    assert "/lab/tree/" in app_page.url and len(app_page.context.pages) == 1  # nothing was opened or followed
+
+
 def test_clearing_the_output_makes_the_host_ask_the_view_to_tear_down_and_the_view_answers(app_page):
-    cleared = app_page.locator(".mcpwire-app").nth(3)
+    cleared = app_page.locator(".jp-Notebook .jp-Cell").last.locator(".mcpwire-app")
     frame = frame_of(app_page, cleared)
     frame.frame_locator("iframe.mw-app-proxy").frame_locator("iframe").locator("button.epoch").nth(19).wait_for()
     app_page.evaluate("""async () => {

@@ -4,12 +4,22 @@ and every frame the host posts checked by the kit's own View<->host shape check 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from mcpwire import StdioWire
 from mcpwire.apps_frames import check_host_frame
 from mcpwire.apps_csp import allows, approved_domains, build_policy
-from mcpwire.apps_host import HOST_REFUSED, INVALID_REQUEST, METHOD_NOT_FOUND, AppHost, model_tools
+from mcpwire.apps_host import (
+    HOST_REFUSED,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    AppHost,
+    model_tools,
+    visibility,
+)
 
 VIEW_URI = "ui://notes-lab/hypnogram.html"
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "ui/initialize",
@@ -50,10 +60,13 @@ def ready(host):
 
 @pytest.fixture(autouse=True)
 def every_frame_the_host_posts_has_the_schema_shape(request):
+    """Each frame the host posted, checked as the answer to the View's request it answers (the transcript names it)."""
     yield
     host = request.node.funcargs.get("host")
-    for frame in host.sent if host else []:
-        assert check_host_frame(frame) == [], frame
+    for entry in host.transcript if host else []:
+        if entry.transport == "postMessage" and entry.down_payloads:
+            frame = json.loads(entry.down_payloads[0])
+            assert check_host_frame(frame, answers=None if "method" in frame else entry.method) == [], frame
 
 
 def test_an_app_only_tool_never_reaches_the_model(tools):
@@ -64,7 +77,7 @@ def test_an_app_only_tool_never_reaches_the_model(tools):
 def test_the_host_reads_the_view_with_its_own_envelope(host):
     assert host.html.startswith("<!DOCTYPE html>")
     (read,) = [e for e in host.transcript if e.transport == "stdio"]
-    meta = __import__("json").loads(read.up_payloads[0])["params"]["_meta"]
+    meta = json.loads(read.up_payloads[0])["params"]["_meta"]
     assert meta["io.modelcontextprotocol/clientInfo"]["name"] == "mcpwire-notebook-host"
     assert meta["io.modelcontextprotocol/clientCapabilities"] == {
         "extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}}
@@ -84,7 +97,9 @@ def test_initialize_is_answered_with_host_info_capabilities_and_context(host):
     result = answer["result"]
     assert result["protocolVersion"] == "2026-01-26"
     assert result["hostInfo"] == {"name": "mcpwire-notebook-host", "version": "0.1.0"}
-    assert set(result["hostCapabilities"]) == {"serverTools", "serverResources", "logging", "sandbox"}
+    assert result["hostCapabilities"] == {
+        "openLinks": {}, "serverTools": {}, "serverResources": {}, "logging": {}, "message": {"text": {}},
+        "updateModelContext": {"text": {}, "structuredContent": {}}, "sandbox": {"csp": {}}}
     assert result["hostContext"]["theme"] == "light" and result["hostContext"]["toolInfo"]["tool"]["name"] == "show_hypnogram"
 
 
@@ -213,10 +228,131 @@ def test_a_response_is_never_answered_even_malformed_or_unmatched(host, response
     assert host.sent[before:] == []
 
 
-def test_an_unknown_method_is_method_not_found(host):
+@pytest.mark.parametrize("method, params", [
+    ("ui/download-file", {"contents": [{"type": "resource", "resource": {"uri": "file:///n.txt", "text": "x"}}]}),
+    ("sampling/createMessage", {"messages": [], "maxTokens": 10}),
+    ("prompts/list", {}),
+    ("ui/no-such-thing", {}),
+])
+def test_what_the_host_does_not_declare_is_method_not_found(host, method, params):
     ready(host)
-    host.receive({"jsonrpc": "2.0", "id": 9, "method": "ui/open-link", "params": {"url": "https://example.com"}})
-    assert host.sent[-1]["error"]["code"] == METHOD_NOT_FOUND
+    host.receive({"jsonrpc": "2.0", "id": 9, "method": method, "params": params})
+    assert host.sent[-1]["error"] == {"code": METHOD_NOT_FOUND, "message": f"Method not found: {method}"}
+    (capabilities,) = [e.down_payloads[0] for e in host.transcript if e.method == "ui/initialize" and e.down_payloads]
+    assert "downloadFile" not in capabilities and "sampling" not in capabilities
+
+
+def ask(host, method, params, identifier=9):
+    host.receive({"jsonrpc": "2.0", "id": identifier, "method": method, "params": params})
+    answer = host.sent[-1]
+    assert answer["id"] == identifier
+    return answer.get("result"), (answer.get("error") or {}).get("code")
+
+
+def test_open_link_is_kept_for_the_learner_to_click(host):
+    ready(host)
+    assert ask(host, "ui/open-link", {"url": "https://aasm.org/clinical-resources/scoring-manual/"}) == ({}, None)
+    assert host.links == ["https://aasm.org/clinical-resources/scoring-manual/"]
+
+
+@pytest.mark.parametrize("params, code", [
+    ({"url": "javascript:alert(document.cookie)"}, HOST_REFUSED),
+    ({"url": "file:///etc/passwd"}, HOST_REFUSED),
+    ({"url": "https:"}, HOST_REFUSED),
+    ({"url": "data:text/html,<script>1</script>"}, HOST_REFUSED),
+    ({"url": 42}, INVALID_PARAMS),
+    ({}, INVALID_PARAMS),
+])
+def test_open_link_offers_only_http_and_https(host, params, code):
+    ready(host)
+    assert ask(host, "ui/open-link", params) == (None, code)
+    assert host.links == []
+
+
+def test_a_message_is_kept_as_what_would_join_the_conversation(host):
+    ready(host)
+    content = [{"type": "text", "text": "Why is epoch 6 N3?"}]
+    assert ask(host, "ui/message", {"role": "user", "content": content}) == ({}, None)
+    assert host.messages == [content]
+
+
+@pytest.mark.parametrize("params, code", [
+    ({"role": "user", "content": [{"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}]}, HOST_REFUSED),
+    ({"role": "assistant", "content": [{"type": "text", "text": "I am the model"}]}, INVALID_PARAMS),
+    ({"role": "user", "content": {"type": "text", "text": "one block, as the spec's example writes it"}}, INVALID_PARAMS),
+    ({"role": "user", "content": [{"type": "text"}]}, INVALID_PARAMS),
+    ({"role": "user"}, INVALID_PARAMS),
+])
+def test_a_message_the_host_does_not_take_is_refused(host, params, code):
+    ready(host)
+    assert ask(host, "ui/message", params) == (None, code)
+    assert host.messages == []
+
+
+def test_each_model_context_update_replaces_the_last(host):
+    ready(host)
+    first = {"content": [{"type": "text", "text": "The user is looking at epoch 6."}], "structuredContent": {"epoch": 6}}
+    assert ask(host, "ui/update-model-context", first) == ({}, None)
+    assert ask(host, "ui/update-model-context", {"structuredContent": {"epoch": 7}}, 10) == ({}, None)
+    assert host.model_context == {"structuredContent": {"epoch": 7}}
+
+
+@pytest.mark.parametrize("params, code", [
+    ({"content": [{"type": "audio", "data": "AAAA", "mimeType": "audio/wav"}]}, HOST_REFUSED),
+    ({"structuredContent": ["epoch", 6]}, INVALID_PARAMS),
+    ({"content": "The user is looking at epoch 6."}, INVALID_PARAMS),
+])
+def test_a_model_context_the_host_does_not_take_is_refused_and_the_last_one_stays(host, params, code):
+    ready(host)
+    ask(host, "ui/update-model-context", {"structuredContent": {"epoch": 6}})
+    assert ask(host, "ui/update-model-context", params, 10) == (None, code)
+    assert host.model_context == {"structuredContent": {"epoch": 6}}
+
+
+@pytest.mark.parametrize("mode", ["inline", "fullscreen", "pip"])
+def test_a_display_mode_request_gets_inline_the_one_mode_an_output_has(host, mode):
+    ready(host)
+    assert ask(host, "ui/request-display-mode", {"mode": mode}) == ({"mode": "inline"}, None)
+
+
+def test_an_unknown_display_mode_is_invalid_params(host):
+    ready(host)
+    assert ask(host, "ui/request-display-mode", {"mode": "huge"}) == (None, INVALID_PARAMS)
+
+
+@pytest.mark.parametrize("method, params", [
+    ("ui/open-link", {"url": "https://example.com"}),
+    ("ui/message", {"role": "user", "content": [{"type": "text", "text": "hi"}]}),
+    ("ui/update-model-context", {"structuredContent": {}}),
+    ("tools/list", {}),
+])
+def test_before_initialized_these_are_refused_too(host, method, params):
+    host.receive(INITIALIZE)
+    assert ask(host, method, params) == (None, HOST_REFUSED)
+    assert host.links == host.messages == [] and host.model_context is None
+
+
+def test_a_view_that_asks_to_be_torn_down_gets_the_teardown_request(host):
+    ready(host)
+    host.receive({"jsonrpc": "2.0", "method": "ui/notifications/request-teardown", "params": {}})
+    assert host.sent[-1] == {"jsonrpc": "2.0", "id": 1, "method": "ui/resource-teardown", "params": {}}
+    assert host.state == "closing" and "teardown: the View asked for it" in host.log
+
+
+def test_tools_list_from_the_view_lists_only_what_it_may_call(host):
+    ready(host)
+    result, code = ask(host, "tools/list", {})
+    names = [tool["name"] for tool in result["tools"]]
+    assert code is None and "epoch_detail" in names and "show_hypnogram" in names
+    assert all("app" in visibility(tool) for tool in result["tools"])
+    assert [(e.transport, e.method) for e in host.transcript][-2:] == [("stdio", "tools/list"), ("postMessage", "tools/list")]
+
+
+@pytest.mark.parametrize("method", ["resources/list", "resources/templates/list"])
+def test_resource_lists_from_the_view_are_forwarded(host, method):
+    ready(host)
+    result, code = ask(host, method, {})
+    assert code is None and result == json.loads(host.transcript[-2].down_payloads[0])["result"]
 
 
 def test_size_changed_is_applied(host):
@@ -313,3 +449,19 @@ def test_domain_entries_that_could_change_the_policy_are_dropped(entry):
 ])
 def test_the_shape_check_catches_what_the_schema_refuses(frame, problem):
     assert problem in check_host_frame(frame)
+
+
+@pytest.mark.parametrize("answers, result, problem", [
+    ("ui/request-display-mode", {"mode": "huge"}, "result.mode: must be one of ['fullscreen', 'inline', 'pip']"),
+    ("ui/request-display-mode", {}, "result.mode: must be one of ['fullscreen', 'inline', 'pip']"),
+    ("ui/open-link", {"isError": "no"}, "result.isError: must be a boolean"),
+    ("ui/message", [], "result: must be an object"),
+    ("ui/initialize", {"protocolVersion": "2026-01-26", "hostInfo": {"name": "h", "version": "1"},
+                       "hostCapabilities": {"message": {"markdown": {}}}, "hostContext": {}},
+     "result.hostCapabilities.message: markdown is not allowed here"),
+    ("ui/initialize", {"protocolVersion": "2026-01-26", "hostInfo": {"name": "h", "version": "1"},
+                       "hostCapabilities": {"openLinks": {"newTab": True}}, "hostContext": {}},
+     "result.hostCapabilities.openLinks: newTab is not allowed here"),
+])
+def test_the_shape_check_reads_an_answer_as_the_answer_to_its_request(answers, result, problem):
+    assert problem in check_host_frame({"jsonrpc": "2.0", "id": 3, "result": result}, answers=answers)

@@ -160,3 +160,16 @@ def test_the_transcript_view_shows_a_click_through_both_wires(lab):
     assert "(nothing)" not in table
     arrows = re.findall(r"<td>(→|←)</td><td class='mw-left'>([^<]*)</td>", table)
     assert arrows[-4:] == [("→", "tools/call"), ("→", "tools/call"), ("←", ""), ("←", "tools/call")]
+
+
+def test_what_the_view_asks_for_reaches_the_output_as_notes(view):
+    initialized(view)
+    relay(view, {"jsonrpc": "2.0", "id": 2, "method": "ui/open-link", "params": {"url": "https://aasm.org/"}})
+    relay(view, {"jsonrpc": "2.0", "id": 3, "method": "ui/open-link", "params": {"url": "javascript:alert(1)"}})
+    relay(view, {"jsonrpc": "2.0", "id": 4, "method": "ui/message",
+                 "params": {"role": "user", "content": [{"type": "text", "text": "Why N3?"}]}})
+    relay(view, {"jsonrpc": "2.0", "id": 5, "method": "ui/update-model-context",
+                 "params": {"content": [{"type": "text", "text": "Epoch 6."}], "structuredContent": {"epoch": 6}}})
+    notes = [item for item in outbox(view) if "note" in item]
+    assert notes == [{"note": "link", "url": "https://aasm.org/"}, {"note": "message", "text": "Why N3?"},
+                     {"note": "context", "text": 'Epoch 6. {"epoch": 6}'}]
