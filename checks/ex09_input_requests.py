@@ -106,6 +106,10 @@ def _sampling_problem(answer, reply, expected):
     if missing_fields:
         return (f"Your CreateMessageResult has no {', '.join(missing_fields)}: {short(answer)}.",
                 "role, content and model are all required; stopReason is optional.")
+    if not isinstance(answer["model"], str):
+        return (f"Your CreateMessageResult has model {short(answer['model'])}: model is a string, the name of the "
+                "model that wrote the message.",
+                "Name the model that answered, a string such as \"by-hand\" (here the model is you).")
     if answer["role"] != "assistant":
         return (f"Your message has role {_shown(answer['role'])}. The server accepted it, but the model's answer is "
                 "the assistant speaking.", "Which side of a chat writes the reply to a user message?")
@@ -138,6 +142,10 @@ def _roots_problem(answer, reply, expected):
     if any(not isinstance(root, dict) for root in roots):
         return (f"Your roots are {short(roots)}: each root must be an object.",
                 "Each root is an object with a uri (and, if you like, a name).")
+    without_uri = next((root for root in roots if "uri" not in root), None)
+    if without_uri is not None:
+        return (f"Your root {short(without_uri)} has no uri: the folder goes under the key \"uri\", as a file:// "
+                "URI.", "A Root is {\"uri\": ..., \"name\": ...} (name optional): no other key carries the folder.")
     if any(not (isinstance(uri, str) and uri.startswith("file://")) for uri in uris):
         return (f"Your roots have the URIs {short(uris)}; each must be a file:// URI.",
                 "Use the folder you were given exactly as it is, scheme included.")

@@ -56,6 +56,28 @@ def test_a_sampling_answer_without_a_model_is_named_with_the_servers_minus_32602
     assert out.startswith("✗") and "has no model" in out and "error -32602" in out
 
 
+def test_a_sampling_answer_with_a_null_model_is_named(verdict, lab):
+    # A blind learner run: model None was told to put the summary in the text of the content block.
+    wrong = changed("sampling/createMessage", lambda summary, folder: {
+        "role": "assistant", "content": {"type": "text", "text": summary}, "model": None})
+    out = verdict(checks.check_input_answers, wrong, lab)
+    assert out.startswith("✗") and "has model null" in out and "model is a string" in out, out
+
+
+def test_a_sampling_answer_with_an_empty_model_name_passes(verdict, lab):
+    # The schema asks for a string and nothing more: "" names no model, but it is not the learner's mistake to judge.
+    right = changed("sampling/createMessage", lambda summary, folder: {
+        "role": "assistant", "content": {"type": "text", "text": summary}, "model": ""})
+    assert verdict(checks.check_input_answers, right, lab).startswith("✓")
+
+
+def test_a_root_with_path_for_uri_is_named(verdict, lab):
+    # A blind learner run: {"path": folder} was told to keep the folder's scheme.
+    wrong = changed("roots/list", lambda summary, folder: {"roots": [{"path": folder}]})
+    out = verdict(checks.check_input_answers, wrong, lab)
+    assert out.startswith("✗") and "has no uri" in out and "no other key carries the folder" in out, out
+
+
 def test_a_sampling_answer_as_the_user_is_caught_although_the_server_accepts_it(verdict, lab):
     wrong = changed("sampling/createMessage", lambda summary, folder: {
         "role": "user", "content": {"type": "text", "text": summary}, "model": "m"})
