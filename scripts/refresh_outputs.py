@@ -79,7 +79,8 @@ def renumber_widgets(nb: nbformat.NotebookNode, stem: str) -> None:
         if old in new_ids:
             continue
         new_ids[old] = f"{stem}-widget-{len(new_ids) + 1}"
-        queue.extend(references(state.get(old, {}).get("state", {})))
+        # Only ids the state holds: a text that merely starts with "IPY_MODEL_" is no reference.
+        queue.extend(ref for ref in references(state.get(old, {}).get("state", {})) if ref in state)
     for view in views:
         view["model_id"] = new_ids[view["model_id"]]
     kept = {new_ids[old]: portable(model, new_ids) for old, model in state.items() if old in new_ids}
