@@ -4,8 +4,12 @@ Real servers cannot show some mistakes a report makes, so this one is built to: 
 know, server/discover included, with an empty result (a result, but no DiscoverResult); its first tool requires
 nothing and its two tools with `required` properties answer a call without them differently; an unknown tool gets a
 result not marked isError; and its text is not ASCII, so characters and bytes differ.
+
+`--before-initialize refuse` or `ignore` makes it a legacy server of another kind: every request before initialize
+(server/discover included) gets -32600, or no reply at all, as the stdio binding warns legacy servers may answer.
 """
 
+import argparse
 import json
 import sys
 
@@ -69,16 +73,33 @@ def answer(message):
     return reply
 
 
-def serve():
+def before_initialize(message, how):
+    """What a request that comes before initialize gets: None for no reply, else the reply."""
+    if how == "ignore":
+        return None
+    return {"jsonrpc": "2.0", "id": message["id"],
+            "error": {"code": -32600, "message": "Invalid Request: send initialize first"}}
+
+
+def serve(how="answer"):
+    """how: what a request before initialize gets: an answer as after it, -32600 ("refuse") or nothing ("ignore")."""
+    initialized = False
     for line in sys.stdin.buffer:
         try:
-            reply = answer(json.loads(line))
+            message = json.loads(line)
         except ValueError:
             reply = {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
+        else:
+            early = (how != "answer" and not initialized and isinstance(message, dict) and "id" in message
+                     and message.get("method") not in ("initialize", "ping"))
+            reply = before_initialize(message, how) if early else answer(message)
+            initialized = initialized or (isinstance(message, dict) and message.get("method") == "initialize")
         if reply is not None:
             sys.stdout.buffer.write(json.dumps(reply, ensure_ascii=False, separators=(",", ":")).encode() + b"\n")
             sys.stdout.buffer.flush()
 
 
 if __name__ == "__main__":
-    serve()
+    parser = argparse.ArgumentParser(description="The bakery, exercise 22's own 2025-11-25 server.")
+    parser.add_argument("--before-initialize", choices=["answer", "refuse", "ignore"], default="answer")
+    serve(parser.parse_args().before_initialize)

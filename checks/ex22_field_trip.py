@@ -1,9 +1,11 @@
 """Check for exercise 22: a report on a server no one here wrote (its era, hints, error style and list cost).
 
-The check runs the learner's report(command) against five servers: the lab, the reference time and git
-servers (SDK 2.3.0), the legacy time server (SDK 1.30.0, in .venv-legacy/) and the check's own bakery
-(ex22_bakery, 2025-11-25, built to tell apart what the four real servers answer alike), and compares it with
-what the check itself reads from the same servers (once per kernel: nothing a report does changes them). Each
+The check runs the learner's report(command) against seven servers: the lab, the reference time and git
+servers (SDK 2.3.0), the legacy time server (SDK 1.30.0, in .venv-legacy/) and three of the check's own bakery
+(ex22_bakery, 2025-11-25, built to tell apart what the four real servers answer alike): one answers the probe with
+an empty result, one with -32600 and one not at all, the three legacy answers a probe keyed to codes gets wrong.
+It compares each report with what the check itself reads from the same servers (once per kernel: nothing a report
+does changes them). Each
 server runs behind ex22_recorder, which keeps what the report sent: the check reads the handshake and bare requests
 a 2025-11-25 server got, and the bakery's call without arguments, which the returned dict alone cannot show.
 """
@@ -19,6 +21,7 @@ from pathlib import Path
 
 from mcpwire import frames
 from mcpwire.costs import count_tokens
+from mcpwire.errors import WireTimeout
 from mcpwire.stdio import StdioWire
 from . import ex22_bakery as bakery
 from . import ex22_recorder as recorder
@@ -35,13 +38,16 @@ KEYS = ("era", "hints", "unknown_tool", "bad_arguments", "tools_list")
 LEGACY_PYTHON = Path(os.environ.get("MCP_LEGACY_PYTHON") or Path(__file__).resolve().parents[1] / ".venv-legacy" / "bin" / "python")
 REPORT_GUARD_S = 120  # four servers start cold on a busy machine; a report that takes longer is stuck
 ZONE = ["--local-timezone", "Etc/UTC"]
-BAKERY = "bakery"
+BAKERY, STRICT_BAKERY, QUIET_BAKERY = "bakery", "strict bakery", "quiet bakery"
+# The real servers may start slowly on a busy machine; the check's own start at once, so a probe they leave
+# unanswered for a few seconds is their silence, not a slow start.
+PROBE_WAIT_S = {"lab": 30, "time": 30, "git": 30, "legacy time": 30, BAKERY: 5, STRICT_BAKERY: 5, QUIET_BAKERY: 5}
 ENVELOPE_KEYS = (frames.PROTOCOL_VERSION_KEY, frames.CLIENT_INFO_KEY, frames.CLIENT_CAPABILITIES_KEY)
 
 
 @contextmanager
 def field_trip_servers():
-    """name -> command of the five servers, each behind the recorder; the git server's repository and what each
+    """name -> command of the seven servers, each behind the recorder; the git server's repository and what each
     server received are kept in a throwaway folder, removed afterwards."""
     with tempfile.TemporaryDirectory(prefix="field-trip-") as folder:
         repo = Path(folder) / "repo"
@@ -52,6 +58,8 @@ def field_trip_servers():
             "git": [sys.executable, "-m", "mcp_server_git", "--repository", str(repo)],
             "legacy time": [str(LEGACY_PYTHON), "-m", "mcp_server_time", *ZONE],
             BAKERY: [sys.executable, bakery.__file__],
+            STRICT_BAKERY: [sys.executable, bakery.__file__, "--before-initialize", "refuse"],
+            QUIET_BAKERY: [sys.executable, bakery.__file__, "--before-initialize", "ignore"],
         }
         recorded = {}
         for number, (name, command) in enumerate(servers.items()):
@@ -62,7 +70,7 @@ def field_trip_servers():
 
 
 def sessions_received(command):
-    """The messages the server started by command (behind the recorder) received, one list per process, in order."""
+    """The messages the server started by command (behind the recorder) received, one list per process."""
     sessions = []
     for path in sorted(Path(command[2]).glob("*.jsonl")):
         messages = []
@@ -82,11 +90,15 @@ def error_style(reply):
     return "isError" if reply.is_tool_error else "result"
 
 
-def reference_report(command):
+def reference_report(command, probe_wait):
     """What the check reads from the server itself: the right report, and the reply's length in characters (for a hint)."""
     with StdioWire(command, timeout=30) as wire:
-        discover = wire.request("server/discover")
-        modern = (discover.ok and "resultType" in discover.result) or discover.code in MODERN_ERRORS
+        try:
+            discover = wire.request("server/discover", timeout=probe_wait)
+        except WireTimeout:  # no reply in time: legacy, as the stdio binding says
+            discover = None
+        modern = discover is not None and (
+            (discover.ok and "resultType" in discover.result) or discover.code in MODERN_ERRORS)
         if not modern:
             wire.send(frames.legacy_initialize(id=wire.next_id))
             wire.send(frames.legacy_initialized())
@@ -112,11 +124,11 @@ def reference_report(command):
 def reference_reports():
     """name -> the right report, read from each server by the check itself."""
     with field_trip_servers() as servers:
-        return {name: reference_report(command) for name, command in servers.items()}
+        return {name: reference_report(command, PROBE_WAIT_S[name]) for name, command in servers.items()}
 
 
 def check_server_report(report):
-    """report(command) must describe each of the five servers as the check reads it, and speak each one's era."""
+    """report(command) must describe each of the seven servers as the check reads it, and speak each one's era."""
     if missing(report):
         not_done("define report(command) first.")
         return
@@ -132,16 +144,18 @@ def check_server_report(report):
                 return
             if outcome.hung:
                 failed(f"report did not return within {REPORT_GUARD_S} s for the {name} server.",
-                       hint="Read with a timeout: a server may stay silent (StdioWire's requests time out on their own).")
+                       hint="Read with a timeout: a server may stay silent. StdioWire's requests raise WireTimeout "
+                            "when no reply comes in time; on the probe that means legacy, so catch it there.")
                 return
             if outcome.error:
                 failed(f"report raised {outcome.error_text} for the {name} server.", hint=crash_hint(name))
                 return
             if not judge(name, outcome.value, reference_reports()[name], sessions_received(command)):
                 return
-    passed("report is right on all five servers: the era each speaks, every hint declared or left to the spec's "
+    passed("report is right on all seven servers: the era each speaks, every hint declared or left to the spec's "
            "worst-case default, how each answers an unknown tool and bad arguments, and what its tools/list costs; "
-           "the 2025-11-25 servers got the handshake and bare requests after it, the bakery a call without arguments.")
+           "the 2025-11-25 servers got the handshake and bare requests after it, whatever they answered to the probe "
+           "(an error, an empty result or nothing), and the bakery a call without arguments.")
 
 
 def judge(name, said, right, sent):
@@ -178,7 +192,8 @@ def judge_handshake(name, sessions):
             elif not initialize_sent:
                 failed(f"report sent {shown(method)} to the {name} server without the handshake; a 2025-11-25 server "
                        "expects initialize, then notifications/initialized, before any other request.",
-                       hint="After the probe falls back, send initialize and notifications/initialized on the same process.")
+                       hint="After the probe falls back, send initialize and notifications/initialized first, on the "
+                            "same process (or on each new process you start for this server).")
                 return False
             elif not initialized_sent:
                 failed(f"report sent {shown(method)} to the {name} server after initialize but without "
@@ -285,6 +300,8 @@ def describe(style):
 
 
 def crash_hint(name):
+    if name in (STRICT_BAKERY, QUIET_BAKERY):
+        return era_hint(name, LEGACY)
     if name == BAKERY:
         return ("The bakery is not the lab: it speaks only 2025-11-25, its first tool has no required list and its "
                 "last no annotations, and it may answer a call with a JSON-RPC error. Read optional fields with .get().")
@@ -299,6 +316,14 @@ def era_hint(name, era):
         return ("This server answers server/discover with an empty result, as it answers any method it does not "
                 "know: a result, but not a DiscoverResult. Every 2026-07-28 result carries resultType; only a result "
                 "with it, or -32020, -32021 or -32022, means 2026-07-28.")
+    if name == STRICT_BAKERY:
+        return ("This server answers server/discover, and every request before initialize, with -32600: a legacy "
+                "server may answer with any error, so the fallback MUST NOT be keyed to -32601 or -32602. Only a "
+                "result with resultType, or -32020, -32021 or -32022, means 2026-07-28.")
+    if name == QUIET_BAKERY:
+        return ("This server does not answer server/discover at all, nor any request before initialize: no reply "
+                "within your timeout means legacy. wire.request raises WireTimeout (a TimeoutError) then: catch it "
+                "on the probe and fall back to the handshake.")
     if era == LEGACY:
         return ("This server answers server/discover with -32602, not -32601: a legacy server may answer with any "
                 "error, or not at all. Only a result with resultType, or -32020, -32021 or -32022, means 2026-07-28.")

@@ -2,15 +2,17 @@
 on the server that shows the mistake, and say what is wrong."""
 
 import json
+import queue
 import subprocess
+import threading
 
 import pytest
 
 import checks
 from checks.ex22_field_trip import DEFAULTS, field_trip_servers, reference_reports
-from mcpwire import StdioWire, count_tokens, frames
+from mcpwire import StdioWire, WireTimeout, count_tokens, frames
 
-pytestmark = pytest.mark.slow  # every report starts four servers, one of them the lab
+pytestmark = pytest.mark.slow  # every report starts seven servers, one of them the lab
 MODERN_ERRORS = (-32020, -32021, -32022)
 
 
@@ -22,14 +24,25 @@ def first_requiring(tools):
     return next(tool for tool in tools if tool["inputSchema"].get("required"))
 
 
-def report_with(command, *, fallback=lambda reply: not reply.ok or "resultType" not in reply.result,
-                handshake=("initialize", "notifications/initialized"), bare=True,
+def probe_waiting(wire):
+    """The probe's reply, or None when none comes within the probe's own wait (SDK 2.3.0 waits 10 s too)."""
+    try:
+        return wire.request("server/discover", timeout=10)
+    except WireTimeout:
+        return None
+
+
+def legacy_by_the_spec(reply):
+    return reply is None or not ((reply.ok and "resultType" in reply.result) or reply.code in MODERN_ERRORS)
+
+
+def report_with(command, *, probe=probe_waiting, fallback=legacy_by_the_spec, handshake=("initialize", "notifications/initialized"), bare=True,
                 hint=lambda tool, name, default: tool.get("annotations", {}).get(name, default),
                 pick=first_requiring, bad_call=lambda tool: {"name": tool["name"], "arguments": {}},
                 error_style=style, cost=lambda wire, listing: (wire.transcript[-1].bytes_down, count_tokens(listing.text))):
     """The right report, with one step swapped for the variant a test is about."""
     with StdioWire(command, timeout=30) as wire:
-        legacy = fallback(wire.request("server/discover"))
+        legacy = fallback(probe(wire))
         if legacy and "initialize" in handshake:
             wire.send(frames.legacy_initialize(id=wire.next_id))
         if legacy and "notifications/initialized" in handshake:
@@ -51,24 +64,31 @@ def report_with(command, *, fallback=lambda reply: not reply.ok or "resultType" 
 
 
 def report_by_hand(command, *, calls_open=True):
-    # Right, written differently: raw lines with subprocess, a fresh process for the handshake, hints by dict merge.
-    # With calls_open=False the process for the calls gets no handshake of its own.
-    def session(lines):
-        # Reads until every request is answered before closing stdin: a bare SDK server may drop what is open at EOF.
+    # Right, written differently: raw lines with subprocess, a fresh process for the handshake, hints by dict merge,
+    # silence read as a queue that stays empty. With calls_open=False the process for the calls gets no handshake.
+    def session(lines, wait=30):
+        # Reads until every request is answered (or nothing more comes within wait) before closing stdin: a bare SDK
+        # server may drop what is open at EOF.
         process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         process.stdin.write("".join(json.dumps(line) + "\n" for line in lines))
         process.stdin.flush()
+        replies = queue.Queue()
+        threading.Thread(target=lambda: [replies.put(json.loads(text)) for text in process.stdout], daemon=True).start()
         waiting, answers = {line["id"] for line in lines if "id" in line}, []
-        while waiting:
-            answers.append(json.loads(process.stdout.readline()))
-            waiting.discard(answers[-1].get("id"))
+        try:
+            while waiting:
+                answers.append(replies.get(timeout=wait))
+                waiting.discard(answers[-1].get("id"))
+        except queue.Empty:
+            pass
         process.stdin.close()
         process.wait(timeout=30)
         return answers
 
     envelope = frames.envelope()
-    (discover,) = session([{"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": envelope}}])
-    modern = "resultType" in discover.get("result", {}) or discover.get("error", {}).get("code") in MODERN_ERRORS
+    answered = session([{"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": envelope}}], wait=10)
+    modern = bool(answered) and ("resultType" in answered[0].get("result", {})
+                                 or answered[0].get("error", {}).get("code") in MODERN_ERRORS)
     opening = [] if modern else [frames.legacy_initialize(id=0), frames.legacy_initialized()]
     params = {"_meta": envelope} if modern else {}
     listed = session([*opening, {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": params}])[-1]
@@ -93,9 +113,11 @@ def report_by_hand(command, *, calls_open=True):
 def test_the_reference_reads_each_server_as_the_lesson_shows_it():
     reports = reference_reports()
     assert {name: report["era"] for name, report in reports.items()} == {
-        "lab": "2026-07-28", "time": "2026-07-28", "git": "2026-07-28", "legacy time": "2025-11-25", "bakery": "2025-11-25"}
+        "lab": "2026-07-28", "time": "2026-07-28", "git": "2026-07-28", "legacy time": "2025-11-25", "bakery": "2025-11-25",
+        "strict bakery": "2025-11-25", "quiet bakery": "2025-11-25"}
     assert {name: report["unknown_tool"] for name, report in reports.items()} == {
-        "lab": "isError", "time": -32602, "git": -32602, "legacy time": "isError", "bakery": "result"}
+        "lab": "isError", "time": -32602, "git": -32602, "legacy time": "isError", "bakery": "result",
+        "strict bakery": "result", "quiet bakery": "result"}
     assert all(hints == DEFAULTS for hints in reports["legacy time"]["hints"].values())
 
 
@@ -113,9 +135,57 @@ def test_the_bakery_tells_apart_what_the_real_servers_answer_alike():
     assert listing_bytes > len(listing.text) + 1  # letters outside ASCII: more bytes than characters
 
 
+def test_the_other_bakeries_refuse_or_ignore_what_comes_before_initialize():
+    with field_trip_servers() as servers:
+        with StdioWire(servers["strict bakery"], timeout=30) as wire:
+            refused = wire.request("server/discover")
+            wire.send(frames.legacy_initialize(id=wire.next_id))
+            listed = wire.send(frames.legacy_request("tools/list", id=wire.next_id))
+        assert refused.code == -32600 and listed.ok
+        with StdioWire(servers["quiet bakery"], timeout=30) as wire:
+            with pytest.raises(WireTimeout):
+                wire.request("server/discover", timeout=3)
+            assert wire.send(frames.legacy_initialize(id=wire.next_id)).ok
+
+
 def test_right(verdict):
     out = verdict(checks.check_server_report, report_with)
-    assert out.startswith("✓ report is right on all five servers") and "the 2025-11-25 servers got the handshake" in out
+    assert out.startswith("✓ report is right on all seven servers") and "the 2025-11-25 servers got the handshake" in out
+
+
+def test_right_with_the_wires_own_timeout_caught_as_a_timeout_error(verdict):
+    def wire_timeout(wire):
+        try:
+            return wire.request("server/discover", timeout=8)
+        except TimeoutError:  # WireTimeout is one
+            return None
+    assert verdict(checks.check_server_report, lambda command: report_with(command, probe=wire_timeout)).startswith("✓")
+
+
+def test_keys_the_fallback_to_codes(verdict):
+    # The spec: the fallback MUST NOT be keyed to one specific error code; the strict bakery answers -32600.
+    def known_codes(reply):
+        return reply is None or reply.code in (-32601, -32602) or (reply.ok and "resultType" not in reply.result)
+    out = verdict(checks.check_server_report, lambda command: report_with(command, fallback=known_codes))
+    assert out.startswith("✗ report raised TypeError") and "for the strict bakery server" in out
+    assert "-32600" in out and "MUST NOT be keyed to -32601 or -32602" in out
+
+
+def test_lets_the_probes_timeout_escape(verdict):
+    def uncaught(wire):
+        return wire.request("server/discover")  # the wire's own 30 s, and nothing catches the WireTimeout
+    out = verdict(checks.check_server_report, lambda command: report_with(command, probe=uncaught))
+    assert out.startswith("✗ report raised WireTimeout") and "for the quiet bakery server" in out
+    assert "no reply within your timeout means legacy" in out and "catch it" in out
+
+
+def test_takes_silence_for_2026(verdict):
+    def silence_is_modern(reply):
+        return reply is not None and legacy_by_the_spec(reply)
+    out = verdict(checks.check_server_report, lambda command: report_with(command, fallback=silence_is_modern))
+    # Taken for 2026-07-28, the quiet bakery gets tools/list with the envelope and stays silent to that too.
+    assert out.startswith("✗ report raised WireTimeout: no reply to id 2 (tools/list)") and "quiet bakery" in out
+    assert "no reply within your timeout means legacy" in out
 
 
 def test_right_written_by_hand_with_subprocess(verdict):
@@ -223,7 +293,7 @@ def test_right_leaving_the_arguments_key_out(verdict):
 
 def test_right_with_the_era_read_from_supported_versions_and_bytes_from_the_text(verdict):
     def other_readings(command):
-        return report_with(command, fallback=lambda reply: not (reply.ok and reply.result.get("supportedVersions")),
+        return report_with(command, fallback=lambda reply: not (reply and reply.ok and reply.result.get("supportedVersions")),
                            cost=lambda wire, listing: (len(listing.text.encode("utf-8")) + 1, wire.transcript[-1].tokens_down))
     assert verdict(checks.check_server_report, other_readings).startswith("✓")
 
@@ -267,7 +337,7 @@ def test_a_later_process_without_the_handshake(verdict):
     # SDK 1.30.0 answers those calls with -32602; the frames, not the error style, say what went wrong.
     out = verdict(checks.check_server_report, lambda command: report_by_hand(command, calls_open=False))
     assert out.startswith("✗ report sent 'tools/call' to the legacy time server without the handshake")
-    assert "on the same process" in out
+    assert "on each new process you start" in out
 
 
 def test_calls_the_first_tool_whether_it_requires_anything_or_not(verdict):
