@@ -4,11 +4,15 @@ MCP Apps (2026-01-26, "UI Resource Format" and "Sandbox proxy"): the host MUST b
 declared domains, MUST NOT allow an undeclared one, MUST use the restrictive default when `ui.csp` is
 absent, and the sandbox adds `frame-src` (declared or 'none'), `base-uri` (declared or 'self') and
 `object-src 'none'`. The kit restricts further where the spec allows it: `connect-src` lists only the
-declared domains (the spec's recipe adds 'self', which here would be the sandbox proxy's own origin).
+declared domains (the spec's recipe adds 'self', which here would be the sandbox proxy's own origin: the
+View's `srcdoc` frame inherits the proxy's policy, and with it the proxy's origin as the one 'self' names).
 
-A declared entry is kept only if it is an origin (`https://host`, `https://*.host`, `wss://host:port`);
-anything that could smuggle a directive or a keyword into the policy (`;`, quotes, spaces, `*`, `data:`)
-is refused and reported, never written into the policy.
+A declared entry is kept only if it is an https or wss origin and nothing more (`https://host`,
+`https://*.host`, `wss://host:port`): no path, not even a trailing `/`, no user, query or fragment.
+Anything else is refused and reported, never written into the policy: what could smuggle a directive or a
+keyword in (`;`, quotes, spaces, `*`, `data:`), a path a browser would match differently from the origin,
+and `http`/`ws` entries, whose traffic is readable on the network and which a browser would let reach
+`https`/`wss` too. With only https and wss sources, a browser matches a scheme exactly.
 """
 
 import re
@@ -21,7 +25,13 @@ SANDBOX_DEFAULTS = "frame-src 'none'; object-src 'none'; base-uri 'self'"
 SELF, NONE, UNSAFE_INLINE = "'self'", "'none'", "'unsafe-inline'"
 DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
 DOMAIN_LISTS = ("connectDomains", "resourceDomains", "frameDomains", "baseUriDomains")
-ORIGIN = re.compile(r"(https?|wss?)://(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:\d{1,5})?")
+# A CSP host source with a scheme and nothing after the host and port: what allows() can match.
+HOST_SOURCE = re.compile(r"(https?|wss?)://(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:\d{1,5})?")
+ENCRYPTED_SCHEMES = ("https", "wss")
+# Which URL schemes a source's scheme reaches: the insecure scheme also reaches its secure upgrade, and nothing
+# else. Measured in Chromium 156; CSP3's scheme-part match (§6.7.2.9) also lets ws reach http(s) and wss reach
+# https, which Chromium does not.
+SCHEMES_REACHED = {"http": ("http", "https"), "https": ("https",), "ws": ("ws", "wss"), "wss": ("wss",)}
 
 
 def refusal(entry):
@@ -30,8 +40,11 @@ def refusal(entry):
         return f"not a string: {entry!r}"
     if any(character in entry for character in ";,'\"\\") or any(character.isspace() for character in entry):
         return f"{entry!r} has a character that could add to the policy (; , quotes, spaces)"
-    if not ORIGIN.fullmatch(entry.lower()):
-        return f"{entry!r} is not an origin like https://host, https://*.host or wss://host:port"
+    if not HOST_SOURCE.fullmatch(entry.lower()):
+        return (f"{entry!r} is not an origin like https://host, https://*.host or wss://host:port "
+                "(no path, user, query or fragment)")
+    if entry.lower().split(":", 1)[0] not in ENCRYPTED_SCHEMES:
+        return f"{entry!r} is not https or wss: the kit keeps only encrypted origins"
     return None
 
 
@@ -93,28 +106,49 @@ def directives(policy):
     return parsed
 
 
-def allows(policy, directive, url):
-    """Whether `policy` lets a View reach `url` under `directive` (e.g. 'connect-src'), as a browser would decide.
+def allows(policy, directive, url, *, self_origin=None):
+    """Whether `policy` lets a View reach `url` under `directive` (e.g. 'connect-src'), as Chromium decides.
 
-    Enough of CSP's source matching for the kit's policies: host sources with an optional `*.` and port, the
-    scheme's default port when none is written; 'self' never matches here, because a View runs in an opaque
-    origin. A URL a browser could not parse is never reached.
+    Enough of CSP's source matching for the kit's policies: host sources with an optional `*.` and port (no port
+    means the scheme's default), an http or ws source also reaching its https or wss upgrade, and 'self'.
+    'self' names the origin the policy was served from; for a View that is the sandbox proxy's, since the View's
+    `srcdoc` frame inherits the proxy's policy. Pass it as `self_origin`; without it 'self' matches nothing. A
+    scheme source (`data:`) or a source with a path (the kit writes none) matches nothing here, and a URL a
+    browser could not parse is never reached.
     """
     parsed = directives(policy)
     sources = parsed.get(directive, parsed.get("default-src", [NONE]))
     target = origin(url)
     if target is None:
         return False
-    for source in sources:
-        if source.startswith("'") or source.endswith(":"):
-            continue
-        allowed = origin(source)
-        if allowed is None or allowed[0::2] != target[0::2]:
-            continue
-        host, wanted = allowed[1], target[1]
-        if host == wanted or (host.startswith("*.") and wanted.endswith(host[1:])):
-            return True
-    return False
+    return any(_matches(source, target, self_origin) for source in sources)
+
+
+def _matches(source, target, self_origin):
+    if source.lower() == SELF:
+        return self_origin is not None and _same_origin_or_upgrade(origin(self_origin), target)
+    if not HOST_SOURCE.fullmatch(source.lower()):
+        return False
+    allowed = origin(source)
+    if allowed is None or target[0] not in SCHEMES_REACHED[allowed[0]] or not _ports_match(allowed, target):
+        return False
+    host, wanted = allowed[1], target[1]
+    return host == wanted or (host.startswith("*.") and wanted.endswith(host[1:]))
+
+
+def _ports_match(allowed, target):
+    """Same port, or each the default of its own scheme (an http source's 80 reaches https on 443)."""
+    return allowed[2] == target[2] or (allowed[2] == DEFAULT_PORTS[allowed[0]] and
+                                       target[2] == DEFAULT_PORTS[target[0]])
+
+
+def _same_origin_or_upgrade(own, target):
+    """CSP3's 'self': the same origin, or the same host and port reached over https or wss."""
+    if own is None or own[1] != target[1]:
+        return False
+    if own == target:
+        return True
+    return _ports_match(own, target) and (target[0] in ENCRYPTED_SCHEMES or (own[0] == "http" and target[0] == "ws"))
 
 
 def origin(url):
