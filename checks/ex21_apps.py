@@ -1,14 +1,16 @@
-"""Checks for exercise 21: make an MCP Apps host refuse what it must.
+"""Checks for exercise 21: what an MCP Apps host refuses.
 
 Both tasks are pure functions, checked against tables of messages and URLs (no server runs):
 `view_gate(message, initialized, tools)` says whether a host may handle a message its View posted;
 `may_connect(url, csp)` says whether the View may reach a URL under the resource's `_meta.ui.csp`.
-The expected answers are the kit's host's (`mcpwire.apps_host`, `mcpwire.apps_csp`).
+The gate's expected answers follow JSON-RPC 2.0, MCP's error codes, the Apps spec's visibility MUST and
+the kit's rule for a request before `initialized`; the connect answers are the browser's under the policy
+the kit's host builds (`mcpwire.apps_csp`).
 """
 
 import copy
 
-from mcpwire.apps_csp import allows, build_policy
+from mcpwire.apps_csp import allows, approved_domains, build_policy
 
 from .attempt import attempt, missing
 from .verdict import failed, not_done, passed, shown
@@ -38,8 +40,9 @@ SIZE = {"jsonrpc": "2.0", "method": "ui/notifications/size-changed", "params": {
 REFUSE, EITHER = "refuse", "either"
 INVALID = (-32600,)
 
-# (what the case is, message, initialized, expected): None = go on, REFUSE = any error object, EITHER = go on or
-# refuse (but never raise), a tuple = an error with one of those codes.
+# (what the case is, message, initialized, expected): None = go on, REFUSE = an error object with a code a host may
+# refuse with (see _refusal_code_problem), EITHER = go on or refuse with such a code (but never raise), a tuple = an
+# error with one of those codes.
 GATE_CASES = [
     ("ui/initialize before initialized", INITIALIZE, False, None),
     ("ping before initialized", {"jsonrpc": "2.0", "id": 2, "method": "ping"}, False, None),
@@ -80,10 +83,22 @@ GATE_CASES = [
      {"jsonrpc": "2.0", "id": 1, "result": {}, "error": {"code": -32603, "message": "oops"}}, True, INVALID),
     ("a response with neither result nor error", {"jsonrpc": "2.0", "id": 1}, True, INVALID),
     ("an error answer whose error is not an object", {"jsonrpc": "2.0", "id": 1, "error": "boom"}, True, INVALID),
+    ("an error answer whose error has no code", {"jsonrpc": "2.0", "id": 1, "error": {"message": "no code"}}, True,
+     INVALID),
+    ("an error answer whose code is a string", {"jsonrpc": "2.0", "id": 1, "error": {"code": "-32603", "message": "x"}},
+     True, INVALID),
+    ("an error answer whose code is true", {"jsonrpc": "2.0", "id": 1, "error": {"code": True, "message": "x"}}, True,
+     INVALID),
+    ("an error answer whose error has no message", {"jsonrpc": "2.0", "id": 1, "error": {"code": -32603}}, True,
+     INVALID),
+    ("a ping that carries a result too", {"jsonrpc": "2.0", "id": 1, "method": "ping", "result": {}}, True, INVALID),
+    ("a tools/call that carries an error too",
+     {**call("epoch_detail"), "error": {"code": -32603, "message": "oops"}}, True, INVALID),
     ("a result answer with a null id", {"jsonrpc": "2.0", "id": None, "result": {}}, True, INVALID),
     ("a batch (a list of messages)", [{"jsonrpc": "2.0", "id": 11, "method": "ping"}], True, INVALID),
 ]
-NOT_INITIALIZED = "the host refuses every request but ui/initialize and ping until ui/notifications/initialized has come"
+NOT_INITIALIZED = ("the kit's rule (lesson 21): the host refuses every request but ui/initialize and ping until "
+                   "ui/notifications/initialized has come")
 A_FALSY_ID = ("an id of 0 or \"\" is still an id: a message is a request when \"id\" is in it, whatever its value "
               "(test \"id\" in message, not message.get(\"id\"))")
 GATE_HINTS = {
@@ -94,8 +109,10 @@ GATE_HINTS = {
     "the View's answer to a host's ping before initialized": "a response is never refused, initialized or not: it "
                                                              "has no method and answers the host's own request",
     "a tools/call before initialized": NOT_INITIALIZED,
-    "a resources/read before initialized": "not only tools/call: every request but ui/initialize and ping waits for initialized",
-    "a ui/open-link before initialized": "not every ui/ method is allowed early: only ui/initialize and ping",
+    "a resources/read before initialized": "not only tools/call: under the kit's rule every request but ui/initialize "
+                                           "and ping waits for initialized",
+    "a ui/open-link before initialized": "not every ui/ method is allowed early: the kit's rule lets in only "
+                                         "ui/initialize and ping",
     "MCP's initialize (not ui/initialize) before initialized": "compare the method with == against each allowed "
                                                                "method: 'initialize' is inside the text 'ui/initialize' "
                                                                "but is another method",
@@ -117,6 +134,9 @@ GATE_HINTS = {
     "the View's error answer to a host's request": "a response carries result or error; both are answers, never refused",
 }
 MALFORMED_HINT = "JSON-RPC 2.0 calls a message that is not a valid Request an Invalid Request: -32600"
+ERROR_OBJECT = "an error is an object with an integer code and a string message; anything else is not an answer"
+MIXED = ("a message with a method is a request or a notification, and JSON-RPC gives neither a result nor an "
+         "error; one with both could be read as a request and as a response, so refuse it")
 MALFORMED_MORE = {
     "an id that is true (a bool, not an integer)": "an id is a string or an integer, and Python's True is an int",
     "an id that is null": "JSON-RPC 2.0 allows a null id; MCP does not: an id is a string or an integer",
@@ -126,7 +146,13 @@ MALFORMED_MORE = {
                               "object, so refuse with -32600 or -32602 (Invalid params)",
     "a response with both result and error": "JSON-RPC 2.0: a response has result or error, never both",
     "a response with neither result nor error": "JSON-RPC 2.0: a response has result or error; this has neither",
-    "an error answer whose error is not an object": "an error is an object with an integer code and a string message",
+    "an error answer whose error is not an object": ERROR_OBJECT,
+    "an error answer whose error has no code": ERROR_OBJECT,
+    "an error answer whose code is a string": ERROR_OBJECT,
+    "an error answer whose code is true": f"{ERROR_OBJECT}, and Python's True is an int: test for bool first",
+    "an error answer whose error has no message": ERROR_OBJECT,
+    "a ping that carries a result too": MIXED,
+    "a tools/call that carries an error too": MIXED,
     "a result answer with a null id": "a result answers one request, so it carries that request's id: a string or an "
                                       "integer, never null",
     "a batch (a list of messages)": "MCP sends one message at a time (it dropped JSON-RPC batches): a list is not a "
@@ -143,6 +169,38 @@ RAISE_HINTS = {
 }
 MALFORMED_DEFAULT_MORE = "check the type of each member before you read it"
 SHAPE_HINT = 'a refusal is the error object alone: {"code": <an int>, "message": <a str>}'
+APPS_EXAMPLE_CODE = -32000  # the code the Apps spec's examples give a host's ui/* errors
+# JSON-RPC 2.0 reserves -32768…-32000; outside it a code is the application's own.
+JSON_RPC_RESERVED = range(-32768, -31999)
+# Where JSON-RPC has a code for what is wrong with the request itself, that code fits too: MCP's initialize is no
+# method of the View-host wire, and MCP answers a tool the server does not have with -32602.
+FITTING_CODES = {
+    "MCP's initialize (not ui/initialize) before initialized": (-32601,),
+    "a tools/call of a tool the server does not have": (-32602,),
+    "a tools/call without params": (-32600, -32602),
+    "a tools/call whose name is a list": (-32600, -32602),
+}
+CODE_MEANINGS = {
+    -32700: "JSON-RPC's Parse error, but this message parsed",
+    -32600: "JSON-RPC's Invalid Request, but this request is valid",
+    -32601: "JSON-RPC's Method not found, but the host knows this method: it refuses it",
+    -32602: "JSON-RPC's Invalid params, but this request's params are valid (MCP sends -32602 for a tool the server "
+            "does not have; this one it has)",
+    -32603: "JSON-RPC's Internal error, but nothing failed inside the host",
+    -32002: "MCP's retired Resource not found, which a client may still read that way",
+    -32020: "MCP's HeaderMismatch", -32021: "MCP's MissingRequiredClientCapability",
+    -32022: "MCP's UnsupportedProtocolVersion",
+}
+CODE_RANGES = [
+    (range(-32019, -32000), "in MCP's legacy range -32000…-32019, which new implementations SHOULD NOT use (-32000 "
+                            "passes here only because the Apps spec's examples use it)"),
+    (range(-32099, -32022), "reserved by MCP for codes it has not defined yet (such codes MUST NOT be emitted)"),
+    (JSON_RPC_RESERVED, "inside -32768…-32000, the range JSON-RPC reserves for its predefined errors"),
+]
+CODE_HINT = ("refuse with -32000, the code the Apps spec's examples give a host's ui/* errors, or with an "
+             "application code of your own outside -32768…-32000 (say 4003)")
+CODE_MORE = ("MCP's error codes: https://modelcontextprotocol.io/specification/2026-07-28/basic/index#error-codes; "
+             "JSON-RPC's: https://www.jsonrpc.org/specification#error_object")
 
 
 def _shape_problem(answer):
@@ -159,6 +217,13 @@ def _shape_problem(answer):
     return None
 
 
+def _refusal_code_problem(case, code):
+    """Why `code` is not one a host may refuse `case` with, or None if it is."""
+    if code == APPS_EXAMPLE_CODE or code not in JSON_RPC_RESERVED or code in FITTING_CODES.get(case, ()):
+        return None
+    return CODE_MEANINGS.get(code) or next(why for codes, why in CODE_RANGES if code in codes)
+
+
 def _gate_problem(case, answer, expected):
     """(what is wrong, the hint) for the gate's answer to one case, or None if it is right."""
     if expected is None:
@@ -172,10 +237,13 @@ def _gate_problem(case, answer, expected):
     if shape:
         return (f"refused {case} with {shown(answer)}, which is not an error object {{'code': ..., 'message': ...}}: "
                 f"{shape}", SHAPE_HINT)
-    if isinstance(expected, tuple) and answer["code"] not in expected:
+    if isinstance(expected, tuple):
+        if answer["code"] in expected:
+            return None
         wanted = " or ".join(str(code) for code in expected)
         return f"refused {case} with code {answer['code']}, not {wanted}", MALFORMED_HINT
-    return None
+    why = _refusal_code_problem(case, answer["code"])
+    return (f"refused {case} with code {answer['code']}, which is {why}", CODE_HINT) if why else None
 
 
 def check_view_gate(view_gate):
@@ -197,11 +265,11 @@ def check_view_gate(view_gate):
         problem = _gate_problem(case, outcome.value, expected)
         if problem:
             what, hint = problem
-            more = MALFORMED_MORE.get(case, MALFORMED_DEFAULT_MORE) if hint == MALFORMED_HINT else None
+            more = {MALFORMED_HINT: MALFORMED_MORE.get(case, MALFORMED_DEFAULT_MORE), CODE_HINT: CODE_MORE}.get(hint)
             more = f"{more}; the message was {shown(message)}" if more else f"the message was {shown(message)}"
             failed(f"Your gate {what} (initialized={initialized}).", hint=hint, more=more)
             return
-    passed(f"Your gate answered all {len(GATE_CASES)} View messages as a host must.")
+    passed(f"Your gate answered all {len(GATE_CASES)} View messages as the kit's host does.")
 
 
 # (declared _meta.ui.csp, url, why the View may not connect; None when it may)
@@ -240,9 +308,25 @@ CONNECT_CASES = [
      "an entry that is not an origin is ignored whole, not cut down to the part that looks right"),
     (CONNECT_DOMAINS, "https://api.example.com:99999/", "a URL a browser cannot parse reaches nowhere: block it"),
     (CONNECT_DOMAINS, "https://[::1/", "a URL a browser cannot parse reaches nowhere: block it"),
+    ({"connectDomains": ["https://api.example.com/"]}, "https://api.example.com/v1",
+     "an entry with a path, even a trailing '/', is not an origin: the host drops it, so it allows nothing"),
+    ({"connectDomains": ["https://api.example.com/v1"]}, "https://api.example.com/v2",
+     "an entry with a path is not an origin: the host drops it, so it allows nothing"),
+    ({"connectDomains": ["https://user@api.example.com"]}, "https://api.example.com/v1",
+     "an entry with a user name is not an origin: the host drops it, so it allows nothing"),
+    ({"connectDomains": ["https://api.example.com?v=1"]}, "https://api.example.com/v1",
+     "an entry with a query is not an origin: the host drops it, so it allows nothing"),
+    ({"connectDomains": ["https://api.example.com\\"]}, "https://api.example.com/v1",
+     "an entry with a backslash is not an origin: the host drops it, so it allows nothing"),
+    ({"connectDomains": ["http://api.example.com"]}, "http://api.example.com/v1",
+     "the kit's host keeps only https and wss entries: an http one is dropped, so it allows nothing"),
+    ({"connectDomains": ["ws://live.example.com:8080"]}, "ws://live.example.com:8080/feed",
+     "the kit's host keeps only https and wss entries: a ws one is dropped, so it allows nothing"),
 ]
 URL_HINT = ("split the URL with urllib.parse.urlsplit, after turning each '\\' into '/' as a browser does, and compare "
             "the parts (scheme, host, port; no port means the scheme's default), never the text")
+ENTRY_HINT = ("keep an entry only if the whole of it, lowercased, is https:// or wss://, an optional '*.', a host and "
+              "an optional port (re.fullmatch); urlsplit reads a path, a user or a query and drops them without a word")
 
 
 def _raise_hint(csp):
@@ -278,6 +362,6 @@ def check_connect_rule(may_connect):
                        more=URL_HINT)
             else:
                 failed(f"may_connect({url!r}, {csp!r}) returned True: the host must block it",
-                       hint=why_not, more=URL_HINT)
+                       hint=why_not, more=ENTRY_HINT if approved_domains(csp)[1] else URL_HINT)
             return
     passed(f"Your rule blocked every undeclared origin and allowed the declared ones ({len(CONNECT_CASES)} cases).")

@@ -29,7 +29,8 @@ def valid_response(message):
 
 def gate(*, malformed_code=-32600, allowed_before=BEFORE_INITIALIZED, default_visibility=("model", "app"),
          refuses=lacks_app, id_types=(str, int), strict_id=True, checks_params=True, crashes_on_text=False,
-         answers_notifications=False, empty_means_default=False, jsonrpc_as_text=False, response=valid_response):
+         answers_notifications=False, empty_means_default=False, jsonrpc_as_text=False, response=valid_response,
+         answer_members=("result", "error"), refusal_code=-32000, visibility_code=None):
     def view_gate(message, initialized, tools):
         if crashes_on_text:
             method = message.get("method")
@@ -42,20 +43,23 @@ def gate(*, malformed_code=-32600, allowed_before=BEFORE_INITIALIZED, default_vi
             return {"code": malformed_code, "message": "Invalid Request"}
         if "method" not in message:
             return None if "id" in message and response(message) else {"code": malformed_code, "message": "Invalid Request"}
+        if any(member in message for member in answer_members):
+            return {"code": malformed_code, "message": "Invalid Request: a request carries no answer"}
         method = message["method"]
         if not isinstance(method, str) or (checks_params and not isinstance(message.get("params", {}), dict)):
             return {"code": malformed_code, "message": "Invalid Request"}
         if "id" not in message and not answers_notifications:
             return None
         if not initialized and method not in allowed_before:
-            return {"code": -32000, "message": "not initialized"}
+            return {"code": refusal_code, "message": "not initialized"}
         if method == "tools/call":
             name = (message.get("params") or {}).get("name")
             tool = tools.get(name, {}) if isinstance(name, str) else {}
             ui = (tool.get("_meta") or {}).get("ui") or {}
             seen = (ui.get("visibility") or None) if empty_means_default else ui.get("visibility")
             if refuses(list(default_visibility) if seen is None else seen):
-                return {"code": -32000, "message": "not visible to apps"}
+                return {"code": refusal_code if visibility_code is None else visibility_code,
+                        "message": "not visible to apps"}
         return None
     return view_gate
 
@@ -65,20 +69,23 @@ def gate_on_the_kit(message, initialized, tools):
     problem = malformed(message)
     if problem:
         return {"code": -32600, "message": f"Invalid Request: {problem}"}
-    # malformed() lets any error member through, and visibility() reads [] as the default: look at both here.
-    if "error" in message and not (isinstance(message["error"], dict) and isinstance(message["error"].get("code"), int)
-                                   and isinstance(message["error"].get("message"), str)):
+    # malformed() lets any error member through, and a method beside an answer; visibility() reads [] as the
+    # default: look at all three here.
+    code = message["error"].get("code") if isinstance(message.get("error"), dict) else None
+    if "error" in message and not (type(code) is int and isinstance(message["error"].get("message"), str)):
         return {"code": -32600, "message": "Invalid Request: error must be an object with code and message"}
+    if "method" in message and {"result", "error"} & message.keys():
+        return {"code": -32600, "message": "Invalid Request: a method and an answer in one message"}
     if "method" not in message or "id" not in message:
         return None
     if not initialized and message["method"] not in ("ui/initialize", "ping"):
-        return {"code": -32002, "message": "wait for ui/notifications/initialized"}
+        return {"code": 4002, "message": "wait for ui/notifications/initialized"}
     if message["method"] == "tools/call":
         name = (message.get("params") or {}).get("name")
         tool = tools.get(name) if isinstance(name, str) else None
         declared = ((tool or {}).get("_meta") or {}).get("ui", {}).get("visibility")
         if tool and "app" not in (visibility(tool) if declared is None else declared):
-            return {"code": -32603, "message": f"{name} is model-only"}
+            return {"code": -40300, "message": f"{name} is model-only"}
     return None
 
 
@@ -87,7 +94,8 @@ def gate_with_match(message, initialized, tools):
     match message:
         case {"jsonrpc": "2.0", "id": bool()}:
             return {"code": -32600, "message": "bad id"}
-        case {"jsonrpc": "2.0", "method": str(method), "id": str() | int(), **rest} if isinstance(rest.get("params", {}), dict):
+        case {"jsonrpc": "2.0", "method": str(method), "id": str() | int(), **rest} if isinstance(
+                rest.get("params", {}), dict) and not {"result", "error"} & rest.keys():
             if not initialized and method not in ("ui/initialize", "ping"):
                 return {"code": -32000, "message": "too early"}
             match method, rest.get("params", {}).get("name"):
@@ -95,11 +103,13 @@ def gate_with_match(message, initialized, tools):
                         "visibility", ["model", "app"]):
                     return {"code": -32000, "message": "not for apps"}
             return None
-        case {"jsonrpc": "2.0", "method": str(), **rest} if "id" not in rest and isinstance(rest.get("params", {}), dict):
+        case {"jsonrpc": "2.0", "method": str(), **rest} if not {"id", "result", "error"} & rest.keys() and isinstance(
+                rest.get("params", {}), dict):
             return None
-        case {"jsonrpc": "2.0", "id": str() | int(), "result": _, **rest} if "error" not in rest:
+        case {"jsonrpc": "2.0", "id": str() | int(), "result": _, **rest} if not {"error", "method"} & rest.keys():
             return None
-        case {"jsonrpc": "2.0", "id": str() | int(), "error": {"code": int(), "message": str()}, **rest} if "result" not in rest:
+        case {"jsonrpc": "2.0", "id": str() | int(), "error": {"code": int(code), "message": str()}, **rest} if (
+                not {"result", "method"} & rest.keys() and not isinstance(code, bool)):
             return None
         case _:
             return {"code": -32600, "message": "Invalid Request"}
@@ -129,9 +139,21 @@ def gate_that_edits_what_it_is_given(message, initialized, tools):
     return gate()(message, initialized, tools)
 
 
+def gate_that_does_not_know_mcps_initialize(message, initialized, tools):
+    """A right answer that refuses MCP's initialize as a method the View-host wire does not have."""
+    refusal = gate()(message, initialized, tools)
+    if refusal is not None and isinstance(message, dict) and message.get("method") == "initialize":
+        return {"code": -32601, "message": "Method not found: initialize (a View sends ui/initialize)"}
+    return refusal
+
+
 RIGHT_GATES = [("plain", gate()), ("on mcpwire", gate_on_the_kit), ("match", gate_with_match),
                ("refuses what it cannot look up", gate_that_refuses_what_it_cannot_look_up),
-               ("edits what it is given", gate_that_edits_what_it_is_given)]
+               ("edits what it is given", gate_that_edits_what_it_is_given),
+               ("an application code", gate(refusal_code=4003)),
+               ("a code just above JSON-RPC's range", gate(refusal_code=-31999)),
+               ("a code below JSON-RPC's range", gate(refusal_code=-32769)),
+               ("Method not found for MCP's initialize", gate_that_does_not_know_mcps_initialize)]
 
 
 @pytest.mark.parametrize("right", [r for _, r in RIGHT_GATES], ids=[n for n, _ in RIGHT_GATES])
@@ -252,6 +274,41 @@ GATE_WRONG = [
      ["let a result answer with a null id through", "never null"]),
     ("lets a batch through", lambda message, initialized, tools: None if isinstance(message, list) else gate()(
         message, initialized, tools), ["let a batch (a list of messages) through", "dropped JSON-RPC batches"]),
+    # found by a fresh reading: each of these got ✓
+    ("takes any dict for an error object", gate(response=lambda m: ("result" in m) != ("error" in m) and (
+        "result" in m or isinstance(m["error"], dict))),
+     ["let an error answer whose error has no code through", "an integer code and a string message"]),
+    ("takes a bool for an error's code", gate(response=lambda m: ("result" in m) != ("error" in m) and (
+        "result" in m or (isinstance(m["error"], dict) and isinstance(m["error"].get("code"), int)
+                          and isinstance(m["error"].get("message"), str)))),
+     ["let an error answer whose code is true through", "test for bool first"]),
+    ("does not look for an error's message", gate(response=lambda m: ("result" in m) != ("error" in m) and (
+        "result" in m or (isinstance(m["error"], dict) and type(m["error"].get("code")) is int))),
+     ["let an error answer whose error has no message through", "a string message"]),
+    ("lets a request carry a result", gate(answer_members=()),
+     ["let a ping that carries a result too through", "-32600", "read as a request and as a response"]),
+    ("lets a request carry an error", gate(answer_members=("result",)),
+     ["let a tools/call that carries an error too through", "neither a result nor an error"]),
+    ("refuses with a code MCP reserves", gate(refusal_code=-32050),
+     ["refused a tools/call before initialized with code -32050, which is reserved by MCP", "MUST NOT be emitted",
+      "say 4003", "basic/index#error-codes"]),
+    ("refuses with Method not found", gate(refusal_code=-32601), ["with code -32601, which is JSON-RPC's Method not found"]),
+    ("refuses with Internal error", gate(refusal_code=-32603), ["with code -32603, which is JSON-RPC's Internal error"]),
+    ("refuses an early request as Invalid Request", gate(refusal_code=-32600),
+     ["refused a tools/call before initialized with code -32600, which is JSON-RPC's Invalid Request, but this "
+      "request is valid"]),
+    ("refuses a model-only tool as an unknown one", gate(visibility_code=-32602),
+     ["refused a tools/call of a model-only tool with code -32602, which is JSON-RPC's Invalid params",
+      "this one it has"]),
+    ("refuses with a legacy MCP code", gate(refusal_code=-32001), ["in MCP's legacy range", "SHOULD NOT"]),
+    ("refuses with MCP's retired resource code", gate(refusal_code=-32002), ["MCP's retired Resource not found"]),
+    ("refuses with MCP's HeaderMismatch", gate(refusal_code=-32020), ["with code -32020, which is MCP's HeaderMismatch"]),
+    ("refuses with a code JSON-RPC reserves", gate(refusal_code=-32500), ["inside -32768…-32000, the range JSON-RPC reserves for its predefined errors"]),
+    ("refuses an unknown tool with a code MCP reserves", lambda message, initialized, tools: (
+        {"code": -32050, "message": "unknown tool"} if isinstance(message, dict) and "id" in message
+        and message.get("method") == "tools/call" and message.get("params") == {"name": "delete_everything", "arguments": {}}
+        else gate()(message, initialized, tools)),
+     ["refused a tools/call of a tool the server does not have with code -32050"]),
 ]
 
 
@@ -321,10 +378,19 @@ def origin_of(text, *, backslash_ends_host=True, default_ports=True):
     return parts.scheme, parts.hostname or "", DEFAULT_PORTS.get(parts.scheme) if port is None and default_ports else port
 
 
-def connect_by_parts(url, csp, **reading):
+def is_origin_entry(entry):
+    """Whether an entry is an https or wss origin and nothing more, read by urlsplit's parts instead of a pattern."""
+    if any(character in entry for character in ";,'\"\\ ") or "://" not in entry:
+        return False
+    parts = urlsplit(entry)
+    return (parts.scheme in ("https", "wss") and not (parts.path or parts.query or parts.fragment)
+            and "@" not in parts.netloc and "?" not in entry and "#" not in entry)
+
+
+def connect_by_parts(url, csp, *, keeps=is_origin_entry, **reading):
     target = origin_of(url, **reading)
     for entry in (csp or {}).get("connectDomains") or []:
-        if target is None or any(character in entry for character in ";,'\" ") or "://" not in entry:
+        if target is None or not keeps(entry):
             continue
         allowed = origin_of(entry, **reading)
         if allowed is None or not allowed[1] or (allowed[0], allowed[2]) != (target[0], target[2]):
@@ -335,10 +401,10 @@ def connect_by_parts(url, csp, **reading):
     return False
 
 
-ENTRY = re.compile(r"(https?|wss?)://(\*\.)?([a-z0-9.-]+)(?::(\d+))?")
+ENTRY = re.compile(r"(https|wss)://(\*\.)?([a-z0-9.-]+)(?::(\d+))?")
 
 
-def connect_by_regex(url, csp):
+def connect_by_regex(url, csp, entry_pattern=ENTRY):
     """A right answer that keeps only entries a regex calls origins and blocks any URL with a backslash or userinfo."""
     if "\\" in url:
         return False
@@ -350,7 +416,7 @@ def connect_by_regex(url, csp):
     if "@" in target.netloc:
         return False
     for entry in (csp or {}).get("connectDomains", []) if isinstance(csp, dict) else []:
-        match = ENTRY.fullmatch(entry.lower()) if isinstance(entry, str) else None
+        match = entry_pattern.fullmatch(entry.lower()) if isinstance(entry, str) else None
         if not match:
             continue
         scheme, star, host, port = match.groups()
@@ -452,6 +518,27 @@ CONNECT_WRONG = [
      ["may_connect('https://api.example.com:443/v1'", "returned False", "the scheme's default"]),
     ("compares the host text", lambda url, csp: connect_by_parts(url, csp) and urlsplit(url).netloc.islower(),
      ["may_connect('https://API.Example.com/v1'", "without case"]),
+    # found by a fresh reading: the reference solution itself got ✓ with the first
+    ("reads an entry with urlsplit", lambda url, csp: connect_by_parts(
+        url, csp, keeps=lambda entry: "://" in entry and not any(character in entry for character in ";,'\" ")),
+     ["may_connect('https://api.example.com/v1', {'connectDomains': ['https://api.example.com/']}) returned True",
+      "even a trailing '/'", "re.fullmatch", "urlsplit reads a path"]),
+    ("strips an entry's trailing '/'", lambda url, csp: connect_by_parts(url, {"connectDomains": [
+        entry.rstrip("/") for entry in (csp or {}).get("connectDomains", [])]}),
+     ["{'connectDomains': ['https://api.example.com/']}) returned True", "even a trailing '/'"]),
+    ("keeps an entry with a user name", lambda url, csp: connect_by_parts(
+        url, csp, keeps=lambda entry: is_origin_entry(entry.replace("user@", ""))),
+     ["{'connectDomains': ['https://user@api.example.com']}) returned True", "a user name"]),
+    ("keeps an entry with a query", lambda url, csp: connect_by_parts(
+        url, csp, keeps=lambda entry: is_origin_entry(entry.partition("?")[0])),
+     ["{'connectDomains': ['https://api.example.com?v=1']}) returned True", "a query"]),
+    ("checks an entry's path before turning '\\' into '/'", lambda url, csp: connect_by_parts(
+        url, csp, keeps=lambda entry: "://" in entry and not urlsplit(entry).path and "@" not in entry
+        and "?" not in entry and not any(character in entry for character in ";,'\" ")),
+     ["{'connectDomains': ['https://api.example.com\\\\']}) returned True", "a backslash"]),
+    ("keeps http and ws entries", lambda url, csp: connect_by_regex(
+        url, csp, re.compile(r"(https?|wss?)://(\*\.)?([a-z0-9.-]+)(?::(\d+))?")),
+     ["{'connectDomains': ['http://api.example.com']}) returned True", "keeps only https and wss entries"]),
 ]
 
 
