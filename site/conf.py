@@ -23,7 +23,7 @@ project = "MCP on the Wire"
 author = "MCP on the Wire"
 html_title = "MCP on the Wire"
 
-extensions = ["myst_nb", "kit_links"]
+extensions = ["myst_nb", "kit_links", "live_outputs"]
 
 root_doc = "index"
 # Only the lessons and the exercises become pages; the solutions stay out (they would hand out the answers).

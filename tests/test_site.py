@@ -38,11 +38,13 @@ class Page(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.ids: set[str] = set()
         self.links: list[str] = []
+        self.attributes: list[str] = []
         self.scripts: dict[str, list[str]] = {}
         self._script_type: str | None = None
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
+        self.attributes.extend(value for value in attrs.values() if value)
         for name in ("id", "name"):
             if attrs.get(name) and (name == "id" or tag == "a"):
                 self.ids.add(attrs[name])
@@ -192,6 +194,19 @@ def test_pages_with_widgets_embed_the_state_of_every_view_they_draw(site):
         assert set(drawn) <= set(state), f"{stem}: views without a saved state: {set(drawn) - set(state)}"
         referenced = set(re.findall(r'"IPY_MODEL_([^"]+)"', state_text))
         assert referenced <= set(state), f"{stem}: the state names models it does not hold: {referenced - set(state)}"
+
+
+@pytest.mark.slow
+def test_no_page_points_the_readers_browser_at_their_own_machine(site):
+    # A live output (lesson 21's MCP App) frames a server the kernel ran on a loopback port; on a public page it
+    # would reach for that port on the reader's machine. The page shows its text form instead (site/live_outputs.py).
+    out, _ = site
+    loopback = re.compile(r"https?://(127\.0\.0\.1|localhost|\[::1\])\b")
+    reaching = {str(path.relative_to(out)): hits for path in out.rglob("*.html")
+                if (hits := [value[:80] for value in read_page(path).attributes if loopback.search(value)])}
+    assert not reaching, reaching
+    apps = read_page(out / "notebooks" / "21-mcp-apps.html")
+    assert not [value for value in apps.attributes if "mcpwire-app" in value.split()]
 
 
 def launch_links(page: Page) -> dict[str, str]:
