@@ -6,7 +6,8 @@ the layout JupyterLab shows) and runs Sphinx with this folder as its configurati
 nothing is fetched at build time.
 
 SITE_REPO (the repository's web address) and SITE_HUB (a JupyterHub's address) set where the launch links
-and the links to the kit's source files go; the defaults are the README's placeholders.
+and the links to the kit's source files go; the defaults are the README's placeholders. SITE_BRANCH (main)
+is the branch they open.
 """
 
 import os
