@@ -269,7 +269,7 @@ def check_view_gate(view_gate):
             more = f"{more}; the message was {shown(message)}" if more else f"the message was {shown(message)}"
             failed(f"Your gate {what} (initialized={initialized}).", hint=hint, more=more)
             return
-    passed(f"Your gate answered all {len(GATE_CASES)} View messages as the kit's host does.")
+    passed(f"Your gate answered all {len(GATE_CASES)} View messages by the specs' rules and the kit's.")
 
 
 # (declared _meta.ui.csp, url, why the View may not connect; None when it may)
