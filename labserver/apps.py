@@ -5,7 +5,11 @@ Off by default, as SEP-2133 asks of an extension, and so that every other lesson
 the server side only: the host and the View are the kit's own (`mcpwire.apps_host`, the HTML below).
 
 - `show_hypnogram` (model and app): a night's sleep stages, rendered by the View at HYPNOGRAM_VIEW_URI.
-- `epoch_detail` (app only): what the View calls when the user clicks one epoch; never in a model's list.
+- `epoch_detail` (app only): what the View calls when the user clicks one epoch; never in a model's list, and
+  listed only to a request that declares the extension (`hide_app_only_tools`): a host without MCP Apps would
+  show it to its model.
+- `flag_epoch` (model only): asks a sleep technician to re-score an epoch. It acts on the model's reading, where
+  the user sees it in the conversation, so a View may not call it: the host refuses it (visibility ["model"]).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 from mcp.server.apps import Apps, ResourceCsp, client_supports_apps
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
@@ -42,9 +47,27 @@ def minutes(seconds: int) -> str:
     return f"{seconds // 60} min {seconds % 60:02d} s"
 
 
+def is_app_only(tool: dict) -> bool:
+    ui = (tool.get("_meta") or {}).get("ui") or {}
+    return "visibility" in ui and "model" not in ui["visibility"]
+
+
+async def hide_app_only_tools(ctx: ServerRequestContext, call_next: CallNext) -> HandlerResult:
+    """Lists app-only tools only to a request that declares MCP Apps (the SDK lists every tool to everyone).
+
+    A client without the extension would put them in its model's list, where nothing can use them; the tools
+    that also serve the model stay, their text answer being the fallback such a client gets.
+    """
+    result = await call_next(ctx)  # by the time it reaches middleware, the result is the wire's dict
+    if ctx.method != "tools/list" or client_supports_apps(ctx):
+        return result
+    return {**result, "tools": [tool for tool in result["tools"] if not is_app_only(tool)]}
+
+
 def build_apps() -> Apps:
-    """The lab's Apps extension: two tools and the View they render with."""
+    """The lab's Apps extension: three tools and the View they render with."""
     apps = Apps()
+    flagged: dict[tuple[str, int], str] = {}  # (night, epoch) -> the reason, for this lab's life
 
     @apps.tool(resource_uri=HYPNOGRAM_VIEW_URI, annotations=hints("Show a hypnogram", **READS))
     async def show_hypnogram(ctx: Context, night: Night = "P07") -> CallToolResult:
@@ -70,6 +93,25 @@ def build_apps() -> Apps:
         start = (epoch - 1) * EPOCH_SECONDS
         return (f"Epoch {epoch} of night {night} ({minutes(start)} to {minutes(start + EPOCH_SECONDS)}): "
                 f"{stages[epoch - 1]}.")
+
+    @apps.tool(resource_uri=HYPNOGRAM_VIEW_URI, visibility=["model"],
+               annotations=hints("Flag an epoch for re-scoring", read_only=False, destructive=False, idempotent=True,
+                                 open_world=False))
+    async def flag_epoch(
+        night: Night, epoch: Annotated[int, Field(description="The epoch number, from 1.", ge=1)],
+        reason: Annotated[str, Field(description="Why the stage looks wrong, for the technician.", min_length=1)],
+    ) -> CallToolResult:
+        """Ask the sleep technician to re-score one epoch of a night; shows the night with the epoch flagged."""
+        stages = NIGHTS[night]
+        if epoch > len(stages):
+            raise ToolError(f"Night {night} has {len(stages)} epochs; there is no epoch {epoch}.")
+        flagged[(night, epoch)] = reason
+        epochs = sorted(number for flagged_night, number in flagged if flagged_night == night)
+        return CallToolResult(
+            content=[TextContent(type="text", text=f"Epoch {epoch} of night {night} ({stages[epoch - 1]}) is flagged "
+                                                   f"for re-scoring: {reason}")],
+            structured_content={"night": night, "epochSeconds": EPOCH_SECONDS, "stages": stages, "flagged": epochs},
+        )
 
     apps.add_html_resource(
         HYPNOGRAM_VIEW_URI,

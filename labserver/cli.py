@@ -79,8 +79,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--apps",
         action="store_true",
         default=os.environ.get("LAB_APPS") == "1",
-        help="serve the io.modelcontextprotocol/ui extension (MCP Apps: show_hypnogram, epoch_detail and their "
-        "ui:// View); also on with LAB_APPS=1",
+        help="serve the io.modelcontextprotocol/ui extension (MCP Apps: show_hypnogram, app-only epoch_detail, "
+        "model-only flag_epoch and their ui:// View); also on with LAB_APPS=1",
     )
     parser.add_argument(
         "--page-size",

@@ -9,7 +9,7 @@ from mcp.server.caching import CacheHint
 from mcp.server.mcpserver import MCPServer
 from mcp.server.subscriptions import InMemorySubscriptionBus
 
-from labserver.apps import build_apps
+from labserver.apps import build_apps, hide_app_only_tools
 from labserver.input_tools import register_input_tools
 from labserver.notes import NoteStore
 from labserver.prompts import register_prompts
@@ -51,7 +51,7 @@ def build_server(store: NoteStore, page_size: int = DEFAULT_PAGE_SIZE, *, tasks:
     extension = TasksExtension(TaskStore(store.folder), task_ttl_ms) if tasks else None
     mcp = MCPServer("notes-lab", version="1.0.0", instructions=INSTRUCTIONS, cache_hints=CACHE_HINTS, lifespan=lifespan,
                     extensions=[*([extension] if extension else []), *([build_apps()] if apps else [])],
-                    subscriptions=bus)
+                    subscriptions=bus, middleware=[hide_app_only_tools] if apps else None)
     register_tools(mcp, store)
     register_resources(mcp, store, page_size)
     register_prompts(mcp, store)

@@ -57,6 +57,13 @@ def apps_capabilities():
     return {"extensions": {EXTENSION_ID: {"mimeTypes": [APP_MIME_TYPE]}}}
 
 
+def host_tools(wire):
+    """The server's tools/list as a host that renders apps asks for it: with its envelope, the extension declared
+    (a server SHOULD list UI tools only to a client that declares it)."""
+    meta = {CLIENT_INFO_KEY: dict(HOST_INFO), CLIENT_CAPABILITIES_KEY: apps_capabilities()}
+    return wire.request("tools/list", meta=meta).result["tools"]
+
+
 def visibility(tool):
     """A tool's `_meta.ui.visibility`, or the spec's default ["model", "app"] when it has none.
 

@@ -27,7 +27,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from ..apps_host import AppHost
+from ..apps_host import AppHost, host_tools
 
 PROXY_SANDBOX = "allow-scripts allow-same-origin"
 POLL_SECONDS = 20
@@ -57,8 +57,7 @@ class AppView:
 
     @classmethod
     def for_tool(cls, wire, name, arguments=None, **host_kwargs):
-        tools = wire.request("tools/list").result["tools"]
-        host = AppHost(wire, name, arguments, tools=tools, **host_kwargs)
+        host = AppHost(wire, name, arguments, tools=host_tools(wire), **host_kwargs)
         host.load()
         return cls(host)
 

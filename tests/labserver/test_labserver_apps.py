@@ -1,6 +1,7 @@
 """The lab's MCP Apps extension (`python -m labserver --apps`): what a host reads, and what a client without it gets.
 
-Off by default: the default lab's tools/list, resources/list and server/discover have no trace of it.
+Off by default: the default lab's tools/list, resources/list and server/discover have no trace of it. On, a
+tools/list that does not declare the extension has no app-only tool.
 """
 
 from __future__ import annotations
@@ -35,9 +36,14 @@ def plain_lab():
         yield wire
 
 
+def listed(wire, capabilities=None):
+    meta = {CAPABILITIES: capabilities} if capabilities is not None else {}
+    return {tool["name"]: tool for tool in check_result("tools/list", wire.request("tools/list", meta=meta).message)["tools"]}
+
+
 @pytest.fixture(scope="module")
 def tools(lab):
-    return {tool["name"]: tool for tool in check_result("tools/list", lab.request("tools/list").message)["tools"]}
+    return listed(lab, WITH_APPS)
 
 
 def test_discover_advertises_the_extension_with_no_settings(lab):
@@ -68,6 +74,22 @@ def test_show_hypnogram_points_at_the_view_for_model_and_app(tools):
 
 def test_epoch_detail_is_app_only(tools):
     assert tools["epoch_detail"]["_meta"]["ui"] == {"resourceUri": HYPNOGRAM_VIEW_URI, "visibility": ["app"]}
+
+
+def test_flag_epoch_is_model_only_and_not_read_only(tools):
+    assert tools["flag_epoch"]["_meta"]["ui"] == {"resourceUri": HYPNOGRAM_VIEW_URI, "visibility": ["model"]}
+    assert tools["flag_epoch"]["annotations"]["readOnlyHint"] is False
+
+
+@pytest.mark.parametrize("capabilities", [None, {}, {"extensions": {EXTENSION: {}}}, {"extensions": {"other/ext": {}}}])
+def test_a_list_without_the_extension_has_no_app_only_tool(lab, tools, capabilities):
+    plain = listed(lab, capabilities)
+    assert "epoch_detail" not in plain
+    assert set(tools) - set(plain) == {"epoch_detail"}  # the tools that serve the model all stay
+
+
+def test_the_plain_lab_lists_the_same_tools_either_way(plain_lab):
+    assert listed(plain_lab) == listed(plain_lab, WITH_APPS)
 
 
 def test_the_view_is_read_as_an_mcp_app_with_its_csp(lab):
@@ -108,3 +130,19 @@ def test_epoch_detail_names_the_stage_and_its_time(lab):
 def test_an_epoch_past_the_night_is_a_tool_error(lab):
     result = call(lab, "epoch_detail", {"night": "P07", "epoch": 21})
     assert result["isError"] is True and "has 20 epochs" in result["content"][0]["text"]
+
+
+def test_flag_epoch_flags_and_shows_the_night_with_every_flag(lab):
+    first = call(lab, "flag_epoch", {"night": "P07", "epoch": 6, "reason": "spindles in a slow-wave epoch"}, WITH_APPS)
+    assert first["content"][0]["text"] == "Epoch 6 of night P07 (N3) is flagged for re-scoring: spindles in a slow-wave epoch"
+    second = call(lab, "flag_epoch", {"night": "P07", "epoch": 2, "reason": "alpha rhythm"}, WITH_APPS)
+    assert second["structuredContent"]["flagged"] == [2, 6] and second["structuredContent"]["stages"] == NIGHTS["P07"]
+
+
+@pytest.mark.parametrize("arguments, problem", [
+    ({"night": "P07", "epoch": 21, "reason": "x"}, "has 20 epochs"),
+    ({"night": "P07", "epoch": 3, "reason": ""}, "reason"),
+])
+def test_a_flag_the_lab_cannot_take_is_a_tool_error(lab, arguments, problem):
+    result = call(lab, "flag_epoch", arguments)
+    assert result["isError"] is True and problem in result["content"][0]["text"]

@@ -17,6 +17,7 @@ from mcpwire.apps_host import (
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     AppHost,
+    host_tools,
     model_tools,
     visibility,
 )
@@ -38,7 +39,7 @@ def lab():
 
 @pytest.fixture(scope="module")
 def tools(lab):
-    return lab.request("tools/list").result["tools"]
+    return host_tools(lab)
 
 
 @pytest.fixture
@@ -153,17 +154,19 @@ def test_the_views_own_meta_never_reaches_the_server(host):
     assert "not-the-host" not in sent_to_lab and "mcpwire-notebook-host" in sent_to_lab
 
 
-def test_a_model_only_tool_called_from_the_view_is_refused(lab, tools):
-    model_only = [{**tool, "_meta": {"ui": {"resourceUri": VIEW_URI, "visibility": ["model"]}}}
-                  if tool["name"] == "show_hypnogram" else tool for tool in tools]
-    host = AppHost(lab, "show_hypnogram", tools=model_only)
-    host.load()
+def test_the_labs_model_only_tool_called_from_the_view_is_refused_and_never_reaches_the_lab(lab, host):
     ready(host)
     before = len(lab.transcript)
-    host.receive({**CLICK, "params": {"name": "show_hypnogram", "arguments": {}}})
-    assert host.sent[-1]["error"]["code"] == HOST_REFUSED and "not callable from an app" in host.sent[-1]["error"]["message"]
+    host.receive({**CLICK, "params": {"name": "flag_epoch", "arguments": {"night": "P07", "epoch": 6, "reason": "x"}}})
+    assert host.sent[-1]["error"] == {"code": HOST_REFUSED,
+                                      "message": "flag_epoch is not callable from an app (visibility ['model'])"}
     assert len(lab.transcript) == before
-    assert all(check_host_frame(frame) == [] for frame in host.sent)
+    assert "refused tools/call flag_epoch: visibility ['model'] has no 'app'" in host.log
+
+
+def test_a_host_lists_the_app_only_tool_and_a_plain_list_does_not(lab, tools):
+    assert "epoch_detail" in [tool["name"] for tool in tools]
+    assert "epoch_detail" not in [tool["name"] for tool in lab.request("tools/list").result["tools"]]
 
 
 def test_an_empty_visibility_is_no_audience_not_the_default(lab, tools):
@@ -343,7 +346,7 @@ def test_tools_list_from_the_view_lists_only_what_it_may_call(host):
     ready(host)
     result, code = ask(host, "tools/list", {})
     names = [tool["name"] for tool in result["tools"]]
-    assert code is None and "epoch_detail" in names and "show_hypnogram" in names
+    assert code is None and "epoch_detail" in names and "show_hypnogram" in names and "flag_epoch" not in names
     assert all("app" in visibility(tool) for tool in result["tools"])
     assert [(e.transport, e.method) for e in host.transcript][-2:] == [("stdio", "tools/list"), ("postMessage", "tools/list")]
 

@@ -146,10 +146,10 @@ def test_a_context_out_of_range_changes_nothing(view, context):
 def test_the_transcript_view_shows_a_click_through_both_wires(lab):
     import re
 
-    from mcpwire.apps_host import AppHost
+    from mcpwire.apps_host import AppHost, host_tools
     from mcpwire.widgets import TranscriptView
 
-    host = AppHost(lab, "show_hypnogram", {"night": "P07"}, tools=lab.request("tools/list").result["tools"])
+    host = AppHost(lab, "show_hypnogram", {"night": "P07"}, tools=host_tools(lab))
     host.load()
     host.receive({"jsonrpc": "2.0", "id": 1, "method": "ui/initialize", "params": {
         "appCapabilities": {}, "appInfo": {"name": "v", "version": "1"}, "protocolVersion": "2026-01-26"}})
