@@ -168,4 +168,9 @@ def test_labs_opening_one_new_store_at_the_same_moment_all_start(tmp_path):
     assert [run.returncode for run in runs] == [0] * 8, [err for _, err in outputs]
     store = TaskStore(tmp_path)
     ids = [task_id for out, _ in outputs for task_id in out.split()]
-    assert len(ids) == 8 * 4 * 10 and {store.get(task_id, "anyone").status for task_id in ids} == {"working"}
+    assert len(set(ids)) == 8 * 4 * 10
+    found = [store.get(task_id, "anyone") for task_id in ids]  # a task the store lost raises TaskNotFound
+    # The labs that hold the leases have exited. On a loaded machine they take longer than a lease to finish,
+    # so the first tasks read as failed, their worker lost; whether any do depends on the machine's speed.
+    assert {row.status for row in found} <= {"working", "failed"}
+    assert all(row.error == {"code": -32603, "message": "Task worker lost"} for row in found if row.status == "failed")
