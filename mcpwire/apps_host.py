@@ -95,11 +95,17 @@ def malformed(message):
     if "method" in message:
         if not isinstance(message["method"], str):
             return "method must be a string"
+        if "result" in message or "error" in message:
+            return "a request or notification carries no result or error"
         if "params" in message and not isinstance(message["params"], dict):
             return "params must be an object"
         return None
     if "id" not in message or ("result" in message) == ("error" in message):
         return "neither a request, a notification nor a response"
+    error = message.get("error", {"code": 0, "message": ""})
+    if (not isinstance(error, dict) or isinstance(error.get("code"), bool) or not isinstance(error.get("code"), int)
+            or not isinstance(error.get("message"), str)):
+        return "an error needs an integer code and a string message"
     return None
 
 

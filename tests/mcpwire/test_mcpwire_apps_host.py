@@ -206,6 +206,7 @@ def test_with_consent_the_call_goes_through(lab, tools):
     ({"jsonrpc": "2.0", "id": True, "method": "ping"}, "id must be a string or an integer"),
     ({"jsonrpc": "2.0", "id": 3, "method": "ping", "params": [1]}, "params must be an object"),
     ({"jsonrpc": "2.0", "id": 3}, "neither a request, a notification nor a response"),
+    ({"jsonrpc": "2.0", "id": 3, "method": "ping", "result": {}}, "a request or notification carries no result or error"),
 ])
 def test_a_malformed_message_gets_invalid_request(host, message, problem):
     host.receive(message)
@@ -223,6 +224,9 @@ def test_a_malformed_message_gets_invalid_request(host, message, problem):
     {"jsonrpc": "2.0", "id": 41, "result": {}},
     {"jsonrpc": "2.0", "id": 42, "error": {"code": -32601, "message": "Method not found"}},
     {"id": 43, "result": {}},
+    {"jsonrpc": "2.0", "id": 44, "error": {"message": "no code"}},
+    {"jsonrpc": "2.0", "id": 45, "error": {"code": True, "message": "a bool is no code"}},
+    {"jsonrpc": "2.0", "id": 46, "error": "boom"},
 ])
 def test_a_response_is_never_answered_even_malformed_or_unmatched(host, response):
     ready(host)
@@ -468,3 +472,10 @@ def test_the_shape_check_catches_what_the_schema_refuses(frame, problem):
 ])
 def test_the_shape_check_reads_an_answer_as_the_answer_to_its_request(answers, result, problem):
     assert problem in check_host_frame({"jsonrpc": "2.0", "id": 3, "result": result}, answers=answers)
+
+
+def test_a_teardown_answer_with_a_malformed_error_does_not_close(host):
+    ready(host)
+    host.teardown()
+    host.receive({"jsonrpc": "2.0", "id": host.sent[-1]["id"], "error": {"code": "-32000", "message": "x"}})
+    assert host.state == "closing" and host.log[-1] == "ignored a malformed response: an error needs an integer code and a string message"
