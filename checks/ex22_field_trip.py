@@ -148,7 +148,8 @@ def check_server_report(report):
                             "when no reply comes in time; on the probe that means legacy, so catch it there.")
                 return
             if outcome.error:
-                failed(f"report raised {outcome.error_text} for the {name} server.", hint=crash_hint(name))
+                failed(f"report raised {outcome.error_text} for the {name} server.",
+                       hint=crash_hint(name, reference_reports()[name]["era"], sessions_received(command)))
                 return
             if not judge(name, outcome.value, reference_reports()[name], sessions_received(command)):
                 return
@@ -299,7 +300,9 @@ def describe(style):
     return "a result marked isError" if style == "isError" else f"the JSON-RPC error {style}"
 
 
-def crash_hint(name):
+def crash_hint(name, era, sessions):
+    if era == MODERN and any(message.get("method") == "initialize" for messages in sessions for message in messages):
+        return era_hint(name, era)
     if name in (STRICT_BAKERY, QUIET_BAKERY):
         return era_hint(name, LEGACY)
     if name == BAKERY:
@@ -327,7 +330,9 @@ def era_hint(name, era):
     if era == LEGACY:
         return ("This server answers server/discover with -32602, not -32601: a legacy server may answer with any "
                 "error, or not at all. Only a result with resultType, or -32020, -32021 or -32022, means 2026-07-28.")
-    return "A result of server/discover that carries resultType comes from a 2026-07-28 server: no handshake is needed."
+    return ("A result of server/discover that carries resultType comes from a 2026-07-28 server: no handshake is "
+            "needed. If your probe fell back because it stopped waiting, let it wait longer: a server can take "
+            "seconds to start on a busy machine (SDK 2.3.0's client waits 10 s).")
 
 
 def hint_hint(hint, given):

@@ -179,6 +179,18 @@ def test_lets_the_probes_timeout_escape(verdict):
     assert "no reply within your timeout means legacy" in out and "catch it" in out
 
 
+def test_stops_waiting_before_the_lab_has_started(verdict):
+    def hasty(wire):
+        try:
+            return wire.request("server/discover", timeout=0.05)  # no server starts this fast
+        except WireTimeout:
+            return None
+    out = verdict(checks.check_server_report, lambda command: report_with(command, probe=hasty))
+    # Fallen back to initialize, the report meets the lab as a legacy server, and what it reads there breaks.
+    assert out.startswith("✗ report raised") and "for the lab server" in out
+    assert "stopped waiting, let it wait longer" in out
+
+
 def test_takes_silence_for_2026(verdict):
     def silence_is_modern(reply):
         return reply is not None and legacy_by_the_spec(reply)
