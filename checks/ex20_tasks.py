@@ -15,6 +15,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from mcpwire import frames, tasks
+from mcpwire.reply import Reply
 from mcpwire.stdio import StdioWire
 from mcpwire.streamable_http import HttpWire
 from .attempt import attempt, missing
@@ -29,27 +30,62 @@ DEADLINE_S = 3.0
 SCORE_POLL_S = 1.0  # score_night's pollIntervalMs in the lab
 SILENCE_SLACK_S = 1.0  # a poll may come this much after pollIntervalMs on a busy machine and still count as on time
 LATE_S = 2.5  # a cancel may wait for the poll that finds the deadline passed: one pollIntervalMs, and a busy machine
+POLLS_AFTER_DEADLINE = 1  # the one poll that finds the deadline passed
 ANSWERS = {"epoch-7": "REM", "epoch-14": "W"}
+# The lab never changes a task's pollIntervalMs; a server may ("which may change"), so in Task 1 the check's wire
+# raises it to this after the first tasks/get of each task, as a busy server would.
+RAISED_POLL_MS = 900
 
 
-class WatchedStdio(StdioWire):
-    """A StdioWire that records each frame written, with the time."""
+class PaceStandIn:
+    """What the check's wires share: from the second tasks/get of a task on, the reply the learner reads asks for
+    RAISED_POLL_MS (when `raise_pace` is set); `served` keeps the pollIntervalMs each reply showed, by request id."""
+
+    raise_pace = False
+
+    def _served(self, frame, reply):
+        result = _object(_object(reply.message).get("result")) if isinstance(reply, Reply) else {}
+        if frame.get("method") != "tasks/get" or "pollIntervalMs" not in result:
+            return
+        task_id = _object(frame.get("params")).get("taskId")
+        self.polls[task_id] = self.polls.get(task_id, 0) + 1
+        if self.raise_pace and self.polls[task_id] > 1:
+            result["pollIntervalMs"] = RAISED_POLL_MS
+        self.served[frame.get("id")] = result["pollIntervalMs"]
+
+
+class WatchedStdio(PaceStandIn, StdioWire):
+    """A StdioWire that records each frame written, with the time, whether it goes out by send() or write()."""
 
     def __init__(self, *args, **kwargs):
         self.written = []
+        self.served, self.polls = {}, {}
+        self._in_send = False  # send() records its frame itself: StdioWire.send may or may not go through write()
         super().__init__(*args, **kwargs)
 
     def write(self, frame):
-        self.written.append((time.monotonic(), copy.deepcopy(frame), {}))
+        if not self._in_send:
+            self.written.append((time.monotonic(), copy.deepcopy(frame), {}))
         super().write(frame)
 
+    def send(self, frame, *args, **kwargs):
+        self.written.append((time.monotonic(), copy.deepcopy(frame), {}))
+        self._in_send = True
+        try:
+            reply = super().send(frame, *args, **kwargs)
+        finally:
+            self._in_send = False
+        self._served(frame, reply)
+        return reply
 
-class WatchedHttp(HttpWire):
+
+class WatchedHttp(PaceStandIn, HttpWire):
     """An HttpWire that records each frame posted, with the time and the headers that went with it."""
 
     def __init__(self, *args, **kwargs):
         self.written = []
         self.replies = {}  # request id -> the reply's message
+        self.served, self.polls = {}, {}
         super().__init__(*args, **kwargs)
 
     def send(self, frame, headers=None, **kwargs):
@@ -57,6 +93,7 @@ class WatchedHttp(HttpWire):
         self.written.append((time.monotonic(), copy.deepcopy(frame), {k.lower(): v for k, v in sent.items()}))
         reply = super().send(frame, headers, **kwargs)
         self.replies[frame.get("id")] = reply.message
+        self._served(frame, reply)
         return reply
 
 
@@ -109,11 +146,23 @@ def the_user(key, request):
 
 
 def as_task(value):
-    """What a learner returned, as a task dict: a Reply and a message are accepted too."""
-    value = getattr(value, "result", value)
-    if isinstance(value, dict) and isinstance(value.get("result"), dict) and "status" not in value:
-        value = value["result"]  # a whole JSON-RPC message
-    return value if isinstance(value, dict) else None
+    """What a learner returned, if it is a task dict (a tasks/get result); None otherwise."""
+    return value if isinstance(value, dict) and "status" in value else None
+
+
+def wrapped_problem(value, function_name):
+    """failed() arguments when the learner returned the task inside its Reply or its JSON-RPC message; else None."""
+    if isinstance(value, Reply) or hasattr(value, "result") and hasattr(value, "message"):
+        return dict(problem=f"{function_name} returned a {type(value).__name__} object, the whole exchange; the task "
+                            "asks for the last tasks/get result, the task dict.",
+                    hint="Return reply.result: the dict whose status is completed, failed or cancelled, which "
+                         "Task 2's outcome(task) reads.")
+    if isinstance(value, dict) and "jsonrpc" in value and isinstance(value.get("result"), dict):
+        return dict(problem=f"{function_name} returned the whole JSON-RPC message; the task asks for the last "
+                            "tasks/get result, the task dict.",
+                    hint="Return message[\"result\"]: the dict whose status is completed, failed or cancelled, "
+                         "which Task 2's outcome(task) reads.")
+    return None
 
 
 def since(wire, mark):
@@ -167,13 +216,20 @@ def pace_problem(wire, written, task_id):
     polls = [(at, frame) for at, frame, _ in written
              if frame.get("method") == "tasks/get" and _object(frame.get("params")).get("taskId") == task_id]
     intervals = {exchange.id: _poll_interval(exchange) for exchange in wire.transcript if exchange.method == "tasks/get"}
+    intervals.update(wire.served)  # what the learner read, where the check's wire changed it
+    shown_before = []
     for (before, first), (after, _) in zip(polls, polls[1:]):
         asked = intervals.get(first.get("id"))
         if asked is not None and after - before < asked / 1000 - PACE_SLACK_S:
+            changed = next((earlier for earlier in shown_before if earlier != asked), None)
+            why = (f" Its previous replies asked for {changed} ms: the server raised pollIntervalMs, as a busy "
+                   "server may, and your loop kept the old pace." if changed is not None else "")
             return dict(problem=f"You polled {round((after - before) * 1000)} ms after the previous tasks/get; "
-                                f"the task asked for {asked} ms (pollIntervalMs).",
+                                f"the task asked for {asked} ms (pollIntervalMs).{why}",
                         hint="Sleep pollIntervalMs between polls, read from the latest tasks/get reply (it may "
                              "change); a server may rate-limit a client that polls faster.")
+        if asked is not None:
+            shown_before.append(asked)
     return None
 
 
@@ -214,12 +270,14 @@ def check_follow(follow_task):
         for wire in (stdio, http):
             if not _follow_on(follow_task, wire):
                 return
-    passed("follow_task drove review_night to completed on stdio and over HTTP: polls at pollIntervalMs, each "
-           "question answered once, Mcp-Name on every HTTP tasks/* request.")
+    passed("follow_task drove review_night to completed on stdio and over HTTP: polls at the pollIntervalMs of the "
+           f"latest reply (the check's wire raised it to {RAISED_POLL_MS} ms after the first), each question "
+           "answered once, Mcp-Name on every HTTP tasks/* request.")
 
 
 def _follow_on(follow_task, wire):
     task_id = start(wire, "review_night", {"night": "P07", "pause_ms": 10})
+    wire.raise_pace = True
     mark = time.monotonic()
     asked = []
 
@@ -256,6 +314,10 @@ def _follow_on(follow_task, wire):
         return False
     if outcome.error is not None:
         failed(f"follow_task raised {outcome.error_text} on {wire.transport}.")
+        return False
+    wrapped = wrapped_problem(outcome.value, "follow_task")
+    if wrapped:
+        failed(wrapped.pop("problem"), **wrapped)
         return False
     task = as_task(outcome.value)
     if task is None or task.get("status") not in tasks.STATUSES:
@@ -417,6 +479,14 @@ def _deadline_on(stop_at_deadline, wire):
     if silence:
         failed(silence.pop("problem"), **silence)
         return False
+    late_polls = [at for at, frame, _ in written if frame.get("method") == "tasks/get"
+                  and mark + DEADLINE_S < at < mark + cancels[0]]
+    if len(late_polls) > POLLS_AFTER_DEADLINE:
+        failed(f"stop_at_deadline sent {len(late_polls)} tasks/get after the {DEADLINE_S:g} s deadline had passed, "
+               f"and cancelled only at {cancels[0]:.1f} s.",
+               hint="Compare the time with the deadline after every poll (or before each sleep): the first poll "
+                    "that finds the deadline passed is the last one, and the cancel follows it.")
+        return False
     if cancels[0] > DEADLINE_S + LATE_S:
         failed(f"stop_at_deadline cancelled {cancels[0]:.1f} s after it started; the deadline was {DEADLINE_S:g} s.",
                hint="Check the deadline before each sleep, and cancel as soon as the next poll would come after it.")
@@ -524,6 +594,10 @@ def check_restart(start_and_save, resume):
         return
     if resumed.error is not None:
         failed(f"resume raised {resumed.error_text}.")
+        return
+    wrapped = wrapped_problem(resumed.value, "resume")
+    if wrapped:
+        failed(wrapped.pop("problem"), **wrapped)
         return
     task = as_task(resumed.value)
     if task is not None and task.get("status") in tasks.STATUSES and task["status"] not in TERMINAL:

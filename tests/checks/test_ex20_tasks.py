@@ -51,8 +51,50 @@ def test_follow_right(verdict):
 
 def test_follow_with_the_mcpwire_helper(verdict):
     def with_helper(wire, task_id, answer):
-        return tasks.follow(wire, task_id, answer=answer, deadline_s=30)  # a Reply, not the dict
+        return tasks.follow(wire, task_id, answer=answer, deadline_s=30).result
     assert verdict(checks.check_follow, with_helper).startswith("✓")
+
+
+def test_follow_returning_the_reply(verdict):
+    # A blind learner run: the Reply passed, though the task asks for the dict (Task 2's outcome reads it).
+    def with_helper(wire, task_id, answer):
+        return tasks.follow(wire, task_id, answer=answer, deadline_s=30)
+    out = verdict(checks.check_follow, with_helper)
+    assert out.startswith("✗ follow_task returned a Reply object") and "Return reply.result" in out, out
+
+
+def test_follow_returning_the_whole_message(verdict):
+    def whole_message(wire, task_id, answer):
+        return tasks.follow(wire, task_id, answer=answer, deadline_s=30).message
+    out = verdict(checks.check_follow, whole_message)
+    assert out.startswith("✗ follow_task returned the whole JSON-RPC message") and 'message["result"]' in out, out
+
+
+def test_polling_at_a_fixed_pace(verdict):
+    # A blind learner run: 500 ms written in, which passed while the lab never changed pollIntervalMs.
+    out = verdict(checks.check_follow, follower(pace=0.5))
+    assert "the task asked for 900 ms (pollIntervalMs)" in out and "asked for 500 ms: the server raised" in out, out
+
+
+def pace_read_once(wire, task_id, answer):
+    """The interval taken from the first poll and kept."""
+    answered, wait_s = set(), None
+    while True:
+        task = task_request(wire, "tasks/get", {"taskId": task_id}).result
+        if task["status"] in ("completed", "failed", "cancelled"):
+            return task
+        wait_s = wait_s or task["pollIntervalMs"] / 1000
+        fresh = {k: r for k, r in task.get("inputRequests", {}).items() if k not in answered}
+        if fresh:
+            task_request(wire, "tasks/update", {"taskId": task_id, "inputResponses": {
+                k: answer(k, r) for k, r in fresh.items()}})
+            answered.update(fresh)
+        time.sleep(wait_s)
+
+
+def test_polling_at_the_first_replys_pace(verdict):
+    out = verdict(checks.check_follow, pace_read_once)
+    assert "the task asked for 900 ms" in out and "kept the old pace" in out and "read from the latest" in out, out
 
 
 def test_follow_stub(verdict):
@@ -241,6 +283,38 @@ def test_deadline_right_with_the_helpers(verdict):
     assert verdict(checks.check_deadline, deadline_with_the_helpers).startswith("✓ stop_at_deadline polled")
 
 
+def deadline_at_the_first_poll_past_it(wire, task_id, deadline_s):
+    """Right, written differently: the deadline tested after each poll, so the cancel follows one poll past it."""
+    ends_at = time.monotonic() + deadline_s
+    while True:
+        task = tasks.get(wire, task_id).result
+        if task["status"] != "working" or time.monotonic() >= ends_at:
+            break
+        time.sleep(task["pollIntervalMs"] / 1000)
+    if task["status"] == "working":
+        tasks.cancel(wire, task_id)
+
+
+def test_deadline_cancelled_at_the_first_poll_past_it(verdict):
+    assert verdict(checks.check_deadline, deadline_at_the_first_poll_past_it).startswith("✓ stop_at_deadline polled")
+
+
+def test_deadline_polled_past(verdict):
+    # A blind learner run: a cancel one interval past the deadline passed within the 2.5 s of slack.
+    def one_interval_late(wire, task_id, deadline_s):
+        started = time.monotonic()
+        while True:
+            task = task_request(wire, "tasks/get", {"taskId": task_id}).result
+            wait_s = task["pollIntervalMs"] / 1000
+            if time.monotonic() - started > deadline_s + wait_s:
+                task_request(wire, "tasks/cancel", {"taskId": task_id})
+                return
+            time.sleep(wait_s)
+    out = verdict(checks.check_deadline, one_interval_late)
+    assert out.startswith("✗ stop_at_deadline sent 2 tasks/get after the 3 s deadline had passed"), out
+    assert "the first poll that finds the deadline passed is the last one" in out
+
+
 def test_deadline_without_polling(verdict):
     def sleeps_then_cancels(wire, task_id, deadline_s):
         time.sleep(deadline_s)
@@ -315,12 +389,19 @@ def start_and_save_text(wire, night, path):
 
 def resume_text(wire, path):
     task_id = Path(path).read_text().strip()
-    return tasks.follow(wire, task_id, deadline_s=30).message  # the whole JSON-RPC message
+    return tasks.follow(wire, task_id, deadline_s=30).result
 
 
 @pytest.mark.parametrize("start, resume", [(start_and_save_json, resume_json), (start_and_save_text, resume_text)])
 def test_restart_right(verdict, start, resume):
     assert verdict(checks.check_restart, start, resume).startswith("✓ The task id outlived its client")
+
+
+def test_resume_returning_the_reply(verdict):
+    def resume_reply(wire, path):
+        return tasks.follow(wire, Path(path).read_text().strip(), deadline_s=30)
+    out = verdict(checks.check_restart, start_and_save_text, resume_reply)
+    assert out.startswith("✗ resume returned a Reply object") and "Return reply.result" in out, out
 
 
 def test_restart_with_the_id_in_memory(verdict):
