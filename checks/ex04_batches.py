@@ -5,6 +5,7 @@ whole of it, `"id": null`, status 400, and runs none of its requests.
 """
 
 import json
+import types
 
 from mcpwire import frames
 from .attempt import attempt
@@ -48,7 +49,15 @@ def check_batch(prediction, split_batch, lab=None):
             failed(f"split_batch raised {outcome.error_text}.",
                    hint="Parse the body first: it is JSON text, and the array holds one request per item.")
             return
-        _check_bodies(outcome.value, http)
+        bodies = outcome.value
+        if isinstance(bodies, types.GeneratorType):  # one body per request all the same, handed out one by one
+            listed = attempt(list, bodies)
+            if listed.error is not None:
+                failed(f"split_batch's generator raised {listed.error_text}.",
+                       hint="Parse the body first: it is JSON text, and the array holds one request per item.")
+                return
+            bodies = listed.value
+        _check_bodies(bodies, http)
 
 
 def _prediction_right(prediction, actual, reply):

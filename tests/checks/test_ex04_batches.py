@@ -29,7 +29,9 @@ def test_the_solution_passes(verdict, http):
     (RIGHT, lambda body: [json.dumps(request, ensure_ascii=False).encode("utf-8") for request in json.loads(body)]),
     ((400, -32600, None), lambda body: [json.dumps(item, separators=(",", ":"), sort_keys=True)
                                         for item in json.JSONDecoder().decode(body)]),
-], ids=["list-and-dicts", "pretty-printed-bodies", "utf-8-bytes", "non-ascii-as-utf-8", "sorted-compact-bodies"])
+    (RIGHT, lambda body: (json.dumps(request) for request in json.loads(body))),
+], ids=["list-and-dicts", "pretty-printed-bodies", "utf-8-bytes", "non-ascii-as-utf-8", "sorted-compact-bodies",
+        "a-generator-of-bodies"])
 def test_a_right_answer_written_differently_passes(verdict, http, prediction, split_batch):
     assert verdict(checks.check_batch, prediction, split_batch, http).startswith("✓")
 
