@@ -12,11 +12,12 @@ a long poll), both under a random token.
 
 In JupyterLab the frame is not inside the output: it sits beside the notebook's cells, over the output, and follows
 it as the notebook scrolls. Clearing an output removes its elements at once, and an iframe among them would be gone
-before the host could send `ui/resource-teardown`. So when the output goes, the frame hides, the host asks the View,
-and the frame goes once the View answered (or after TEARDOWN_WAIT_MS). When the kernel stops, the output sends the View
-its `ui/resource-teardown` itself. Elsewhere (no JupyterLab notebook around the output) the frame stays in the output.
-Where the browser cannot reach the kernel's 127.0.0.1 (a remote JupyterHub), the View does not load; the frames are
-still in `host.transcript`.
+before the host could send `ui/resource-teardown`. So when the output goes (cleared, or its cell deleted), the frame
+hides, the host asks the View, and the frame goes once the View answered (or after TEARDOWN_WAIT_MS). JupyterLab
+draws a moved cell's output again: the View on the page takes the new drawing over instead of loading twice. When the
+kernel stops, the output sends the View its `ui/resource-teardown` itself. Elsewhere (no JupyterLab notebook around
+the output) the frame stays in the output. Where the browser cannot reach the kernel's 127.0.0.1 (a remote
+JupyterHub), the View does not load; the frames are still in `host.transcript`.
 """
 
 import html
@@ -35,6 +36,10 @@ MAX_HEIGHT = 600  # the View grows with its size-changed up to this; past it, it
 # How long the page waits for the View's answer to ui/resource-teardown before it removes the frame anyway: the spec
 # says the host SHOULD wait for it and names no limit, and a View that never answers must not stay forever.
 TEARDOWN_WAIT_MS = 5000
+# How long an output may be off the page before the page takes it as gone: a moved cell is drawn again well within it.
+# (JupyterLab's "full" windowing mode, not the default, also takes a scrolled-away cell off the page: its View is then
+# torn down too.)
+REDRAW_WAIT_MS = 1000
 SANDBOX_PAGE = (Path(__file__).parent / "app_sandbox" / "sandbox.html").read_bytes()
 
 
@@ -76,6 +81,9 @@ class AppView:
                 f"host→View {sum(1 for e in frames if e.bytes_down)} · host→lab {', '.join(lab)}")
 
     def _relayed(self, message):
+        if self.host.state == "closed":  # an output drawn again after its View closed: it gets no View back
+            self._report()
+            return
         self.host.receive(message)
         if self.host.size and self.host.size != self._size:
             self._size = dict(self.host.size)
@@ -172,7 +180,7 @@ class AppView:
                 if self.path.startswith("/context/"):
                     view.take_context(message)
                 elif self.path.startswith("/cleared/"):
-                    view.teardown("the output was cleared")
+                    view.teardown("the output was removed (cleared, or its cell deleted)")
                 else:
                     view._relayed(message)
                 self._reply(204)
@@ -191,9 +199,12 @@ class AppView:
 (function () {{
   const root = document.currentScript.parentElement;
   const config = JSON.parse(root.dataset.config);
-  const slot = root.querySelector(".mw-app-slot");
+  let slot = root.querySelector(".mw-app-slot");
   const status = root.querySelector(".mw-app-status");
   const notes = root.querySelector(".mw-app-notes");
+  // JupyterLab draws an output again when its cell moves: the View already on the page takes the new output over.
+  const shown = (window.mcpwireAppViews = window.mcpwireAppViews || new Map());
+  if (shown.has(config.token)) return shown.get(config.token)(root);
   const proxy = document.createElement("iframe");
   proxy.className = "mw-app-proxy";
   proxy.setAttribute("sandbox", config.sandbox);
@@ -208,7 +219,22 @@ class AppView:
   frame.style.cssText = scroller ? "position: absolute; z-index: 1;" : "height: 100%;";
   frame.append(proxy);
   (scroller || slot).append(frame);
-  let state = "open";  // -> closing (the output was cleared) -> closed (the frame is gone)
+  let state = "open";  // -> closing (the output was removed) -> closed (the frame is gone)
+  let detachedSince = null;  // when this output left the page; if no new drawing of it comes, it was cleared
+  if (scroller) shown.set(config.token, function takeOver(newRoot) {{
+    const newStatus = newRoot.querySelector(".mw-app-status");
+    if (state !== "open" || slot.isConnected || newRoot.closest(".jp-WindowedPanel-outer") !== scroller) {{
+      newRoot.querySelector(".mw-app-slot").style.height = "0";
+      newStatus.textContent = state === "open" ? "this View is shown in another output" : "this View was closed";
+      return;
+    }}
+    newRoot.querySelector(".mw-app-slot").style.height = slot.style.height;
+    slot = newRoot.querySelector(".mw-app-slot");
+    newRoot.querySelector(".mw-app-notes").replaceWith(notes);
+    newStatus.replaceWith(status);
+    newRoot.dataset.frame = frame.id;
+    detachedSince = null;
+  }});
   const post = (path, data) => fetch(config.origin + path + config.token, {{ method: "POST", body: JSON.stringify(data) }});
   // One request at a time, in order: the host must see the View's messages in the order the View sent them.
   let relayed = post("/context/", {{
@@ -222,6 +248,7 @@ class AppView:
     state = "closed";
     frame.remove();
     status.textContent = why;
+    shown.delete(config.token);
   }}
   // No host to ask (the kernel is gone): the page sends the View its ui/resource-teardown itself and waits for the answer.
   function tearDownWithoutKernel(why) {{
@@ -235,23 +262,22 @@ class AppView:
     proxy.contentWindow.postMessage({{ jsonrpc: "2.0", id, method: "ui/resource-teardown", params: {{}} }}, config.origin);
     setTimeout(() => removeFrame(why + ": the View did not answer"), {TEARDOWN_WAIT_MS});
   }}
-  // The output was cleared: the frame hides, the host (in the kernel) sends ui/resource-teardown, and the frame goes
-  // once the View answered, or after {TEARDOWN_WAIT_MS} ms.
+  // The output was cleared or its cell deleted: the frame hides, the host (in the kernel) sends ui/resource-teardown,
+  // and the frame goes once the View answered, or after {TEARDOWN_WAIT_MS} ms.
   function cleared() {{
     state = "closing";
     frame.style.visibility = "hidden";
-    post("/cleared/", {{}}).catch(() => tearDownWithoutKernel("the output was cleared without a kernel"));
-    setTimeout(() => removeFrame("the output was cleared: the View did not answer"), {TEARDOWN_WAIT_MS});
+    post("/cleared/", {{}}).catch(() => tearDownWithoutKernel("the output was removed without a kernel"));
+    setTimeout(() => removeFrame("the output was removed: the View did not answer"), {TEARDOWN_WAIT_MS});
   }}
   function follow() {{
     if (state !== "open") return;
     if (!slot.isConnected) {{
-      let top = slot;
-      while (top.parentNode) top = top.parentNode;
-      // A cell JupyterLab took out of the page while it is scrolled away still holds its output; a cleared one does not.
-      if (top.nodeType === Node.ELEMENT_NODE && top.matches(".jp-Cell")) frame.style.visibility = "hidden";
-      else return cleared();
+      frame.style.visibility = "hidden";
+      detachedSince = detachedSince === null ? performance.now() : detachedSince;
+      if (performance.now() - detachedSince > {REDRAW_WAIT_MS}) return cleared();
     }} else {{
+      detachedSince = null;
       const box = slot.getBoundingClientRect(), base = scroller.getBoundingClientRect();
       frame.style.top = box.top - base.top + scroller.scrollTop - scroller.clientTop + "px";
       frame.style.left = box.left - base.left + scroller.scrollLeft - scroller.clientLeft + "px";

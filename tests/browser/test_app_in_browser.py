@@ -118,6 +118,57 @@ def test_what_the_view_asks_for_is_shown_and_a_link_waits_for_a_click(app_page):
     assert "/lab/tree/" in app_page.url and len(app_page.context.pages) == 1  # nothing was opened or followed
 
 
+FRAME_OVER_SLOT = """([slot, frame]) => {
+  const a = slot.getBoundingClientRect(), b = frame.getBoundingClientRect();
+  return a.width > 0 && [a.top, a.left, a.width, a.height].join() === [b.top, b.left, b.width, b.height].join();
+}"""
+
+
+def test_the_frame_follows_its_output_when_the_notebook_scrolls_and_the_cell_moves(app_page):
+    asker = app_page.locator(".jp-Notebook .jp-Cell").nth(4).locator(".mcpwire-app")
+    frame = frame_of(app_page, asker)
+    frame_id = asker.get_attribute("data-frame")
+    drawing = app_page.locator(f'.mcpwire-app[data-frame="{frame_id}"]')  # JupyterLab draws a moved cell again
+
+    def covered():
+        slot = drawing.locator(".mw-app-slot")
+        slot.wait_for()
+        app_page.wait_for_function(FRAME_OVER_SLOT, arg=[slot.element_handle(), frame.element_handle()])
+
+    frames_before = app_page.locator(".mw-app-frame").count()
+    app_page.evaluate("() => { document.querySelector('.jp-WindowedPanel-outer').scrollTop += 240; }")
+    covered()
+    for command in ("notebook:move-cell-up", "notebook:move-cell-down"):
+        app_page.evaluate("""async ([command, frameId]) => {
+          const notebook = window.jupyterapp.shell.currentWidget.content;
+          notebook.activeCellIndex = notebook.widgets.findIndex(
+            (cell) => cell.node.querySelector('.mcpwire-app[data-frame="' + frameId + '"]'));
+          await window.jupyterapp.commands.execute(command);
+        }""", [command, frame_id])
+        covered()
+    assert drawing.count() == 1 and app_page.locator(".mw-app-frame").count() == frames_before  # no second frame
+    log = frame.frame_locator("iframe.mw-app-proxy").frame_locator("iframe").locator("#log")
+    assert log.inner_text().startswith('ui/open-link {"jsonrpc":"2.0","id":2,"result":{}}')  # not loaded again
+    assert drawing.locator(".mw-app-note-link a").get_attribute("href") == "https://aasm.org/"
+    assert app_page.evaluate(IN_KERNEL, "print(asker.host.state, sum(line.startswith('teardown') for line in asker.host.log))") == "ready 0\n"
+
+
+def test_deleting_the_cell_asks_the_view_and_a_view_that_never_answers_loses_its_frame_all_the_same(app_page):
+    asker = app_page.locator(".jp-Notebook .jp-Cell").nth(4).locator(".mcpwire-app")
+    frame = frame_of(app_page, asker)
+    frame_id = asker.get_attribute("data-frame")
+    app_page.evaluate("""async (frameId) => {
+      const notebook = window.jupyterapp.shell.currentWidget.content;
+      notebook.activeCellIndex = notebook.widgets.findIndex(
+        (cell) => cell.node.querySelector('.mcpwire-app[data-frame="' + frameId + '"]'));
+      await window.jupyterapp.commands.execute('notebook:delete-cell');
+    }""", frame_id)
+    frame.wait_for(state="detached")  # the asking View answers no request of the host's: the page stops waiting
+    printed = app_page.evaluate(IN_KERNEL, """frames = [e for e in asker.host.transcript if e.method == "ui/resource-teardown"]
+print(asker.host.state, [bool(e.bytes_up) for e in frames], asker.host.log[-1])""")
+    assert printed == "closing [False] teardown: the output was removed (cleared, or its cell deleted)\n"
+
+
 def test_clearing_the_output_makes_the_host_ask_the_view_to_tear_down_and_the_view_answers(app_page):
     cleared = app_page.locator(".jp-Notebook .jp-Cell").last.locator(".mcpwire-app")
     frame = frame_of(app_page, cleared)
@@ -136,7 +187,7 @@ print(cleared.host.state, "|", "; ".join(line for line in cleared.host.log if li
     assert (to_view, from_view) == (False, True)
     assert asked == {"jsonrpc": "2.0", "id": asked["id"], "method": "ui/resource-teardown", "params": {}}
     assert answered == {"jsonrpc": "2.0", "id": asked["id"], "result": {}}
-    assert printed.splitlines()[1] == "closed | teardown: the output was cleared"
+    assert printed.splitlines()[1] == "closed | teardown: the output was removed (cleared, or its cell deleted)"
 
 
 def test_when_the_kernel_stops_the_view_is_torn_down_and_answers(app_page):

@@ -105,7 +105,7 @@ def test_a_cleared_output_makes_the_host_ask_the_view_and_its_answer_closes_the_
     assert not any("closed" in item for item in items)  # the frame stays until the View answers
     relay(view, {"jsonrpc": "2.0", "id": 1, "result": {}})
     assert {"closed": True} in outbox(view)
-    assert view.host.state == "closed" and "teardown: the output was cleared" in view.host.log
+    assert view.host.state == "closed" and "teardown: the output was removed (cleared, or its cell deleted)" in view.host.log
 
 
 def test_a_second_clear_asks_nothing_more(view):
@@ -173,3 +173,14 @@ def test_what_the_view_asks_for_reaches_the_output_as_notes(view):
     notes = [item for item in outbox(view) if "note" in item]
     assert notes == [{"note": "link", "url": "https://aasm.org/"}, {"note": "message", "text": "Why N3?"},
                      {"note": "context", "text": 'Epoch 6. {"epoch": 6}'}]
+
+
+def test_an_output_drawn_again_after_its_view_closed_gets_no_view(view):
+    initialized(view)
+    view.teardown()
+    outbox(view)
+    relay(view, {"jsonrpc": "2.0", "id": 1, "result": {}})
+    outbox(view)
+    relay(view, PROXY_READY)  # a fresh drawing of the output (the notebook opened again) asks for the HTML
+    items = outbox(view)
+    assert {"closed": True} in items and not [item for item in items if "post" in item]
