@@ -146,3 +146,10 @@ def test_flag_epoch_flags_and_shows_the_night_with_every_flag(lab):
 def test_a_flag_the_lab_cannot_take_is_a_tool_error(lab, arguments, problem):
     result = call(lab, "flag_epoch", arguments)
     assert result["isError"] is True and problem in result["content"][0]["text"]
+
+
+def test_the_listing_rule_holds_over_http():
+    from mcpwire import HttpWire
+
+    with HttpWire.labserver("--apps") as wire:
+        assert set(listed(wire, WITH_APPS)) - set(listed(wire)) == {"epoch_detail"}
