@@ -26,7 +26,8 @@ from .transcript import Exchange
 REQUEST, RAW = "request", "raw"
 _ID_AT_START = re.compile(rb'\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d+|"[^"\\]*")')
 # How SDK servers start a response: read the id here and the rest only when someone looks.
-_RESPONSE_HEAD = re.compile(rb'\{"jsonrpc":"2\.0","id":(-?\d+|"[^"\\]*"),"(?:result|error)":')
+# An integer id is JSON's own grammar (no leading zeros), so int() reads it as json.loads would.
+_RESPONSE_HEAD = re.compile(rb'\{"jsonrpc":"2\.0","id":(?:(-?(?:0|[1-9][0-9]*))|("[^"\\]*")),"(?:result|error)":')
 
 
 def _key(value):
@@ -45,15 +46,21 @@ def method_of(text):
 class Pending:
     """A line we wrote that waits for an answer, and everything that came back for it so far."""
 
+    # One per request, made and read on every round trip: fixed slots are quicker than a __dict__.
+    __slots__ = ("kind", "id", "key", "method", "payload", "line", "progress_token", "started", "down_lines",
+                 "down_texts", "notes", "reply", "given_up")
+
     def __init__(self, kind, frame_id, method, payload, line, progress_token=None):
         self.kind = kind
         self.id = frame_id
+        self.key = _key(frame_id)  # looked up on every reply: computed once
         self.method = method
         self.payload = payload  # the JSON text (or whatever was typed), without the newline
         self.line = line  # the exact bytes written
         self.progress_token = _key(progress_token)
         self.started = time.perf_counter()
-        self.down = []  # (line bytes, text) of its notifications, then of its reply
+        self.down_lines = []  # the bytes of each line that came down for it: its notifications, then its reply
+        self.down_texts = []  # the same lines as text, without their newlines
         self.notes = []
         self.reply = None
         self.given_up = False
@@ -68,8 +75,7 @@ class Pending:
     def exchange(self):
         """The transcript entry: what went up, and every line that came down for it."""
         return Exchange(transport="stdio", method=self.method, id=self.id, up=self.line,
-                        down=b"".join([line for line, _ in self.down]), up_payloads=[self.payload],
-                        down_payloads=[text for _, text in self.down],
+                        down=b"".join(self.down_lines), up_payloads=[self.payload], down_payloads=list(self.down_texts),
                         elapsed_ms=(time.perf_counter() - self.started) * 1000)
 
 
@@ -81,6 +87,8 @@ class Filed:
     completes, if any; `notification` is the message when it was a notification.
     """
 
+    __slots__ = ("reply", "pending", "exchange", "notification")
+
     def __init__(self, reply=None, pending=None, exchange=None, notification=None):
         self.reply, self.pending, self.exchange, self.notification = reply, pending, exchange, notification
 
@@ -89,20 +97,20 @@ class Matcher:
     """Pairs each line a server writes with the send it answers."""
 
     def __init__(self):
-        self._by_id = {}  # id -> deque of Pending not yet answered, oldest first
+        self._by_id = {}  # id -> list of Pending not yet answered, oldest first (most often just one)
         self._raw = deque()  # raw sends not yet answered, oldest first (for id-null error replies)
         self._by_token = {}  # progressToken -> Pending
-        self._to_collect = {}  # id -> deque of requests that `wait(id)` has not returned yet
+        self._to_collect = {}  # id -> list of requests that `wait(id)` has not returned yet, oldest first
         self.closed = False
 
     # --- the sending side --------------------------------------------------------
 
     def expect(self, pending):
         """Start waiting for `pending`'s answer."""
-        if _key(pending.id) is not None:
-            self._by_id.setdefault(pending.id, deque()).append(pending)
+        if pending.key is not None:
+            self._by_id.setdefault(pending.key, []).append(pending)
         if pending.kind == REQUEST:
-            self._to_collect.setdefault(pending.id, deque()).append(pending)
+            self._to_collect.setdefault(pending.id, []).append(pending)
         else:
             self._raw.append(pending)
         if pending.progress_token is not None:
@@ -118,7 +126,7 @@ class Matcher:
     def collected(self, pending):
         waiting = self._to_collect.get(pending.id)
         if waiting and waiting[0] is pending:
-            waiting.popleft()
+            del waiting[0]
             if not waiting:
                 del self._to_collect[pending.id]
 
@@ -134,14 +142,14 @@ class Matcher:
         return pending.exchange()
 
     def _forget(self, pending):
-        waiting = self._by_id.get(_key(pending.id))
+        waiting = self._by_id.get(pending.key)
         if waiting and pending in waiting:
             waiting.remove(pending)
             if not waiting:
-                del self._by_id[pending.id]
-        if pending in self._raw:
+                del self._by_id[pending.key]
+        if pending.kind == RAW and pending in self._raw:
             self._raw.remove(pending)
-        if self._by_token.get(pending.progress_token) is pending:
+        if pending.progress_token is not None and self._by_token.get(pending.progress_token) is pending:
             del self._by_token[pending.progress_token]
 
     # --- the receiving side ------------------------------------------------------
@@ -150,9 +158,12 @@ class Matcher:
         """File one line (bytes, newline included if it had one)."""
         body = line[:-1] if line.endswith(b"\n") else line
         head = _RESPONSE_HEAD.match(body)
-        pending = self._answered_by(_json_or_none(head.group(1))) if head else None
-        if pending is not None:
-            return self._answer(pending, line, body.decode("utf-8", "replace"), Reply.unparsed(body))
+        if head:  # an integer id as int() reads it; a string id json cannot read is None, which is no key
+            waiting = self._by_id.get(int(head[1]) if head[1] is not None else _json_or_none(head[2]))
+        else:
+            waiting = None
+        if waiting:
+            return self._answer(waiting[0], line, body.decode("utf-8", "replace"), Reply.unparsed(body))
         try:
             text = body.decode("utf-8")
             reply = Reply.from_bytes(body, text=text)
@@ -169,7 +180,8 @@ class Matcher:
             token = _key(params.get("progressToken")) if isinstance(params, dict) else None
             owner = self._by_token.get(token) if token is not None else None
             if owner is not None:
-                owner.down.append((line, text))
+                owner.down_lines.append(line)
+                owner.down_texts.append(text)
                 owner.notes.append(message)
                 return Filed(pending=owner, notification=message)
             return self._unsolicited(line, text, reply, message, notification=message)
@@ -201,7 +213,8 @@ class Matcher:
 
     def _answer(self, pending, line, text, reply):
         self._forget(pending)
-        pending.down.append((line, text))
+        pending.down_lines.append(line)
+        pending.down_texts.append(text)
         reply.notifications, reply.method = pending.notes, pending.method
         pending.reply = reply
         return Filed(reply, pending, pending.exchange())
@@ -222,5 +235,5 @@ def id_at_start(head):
 def _json_or_none(data):
     try:
         return json.loads(data)
-    except ValueError:  # e.g. an id written with leading zeros
+    except ValueError:  # e.g. a string id with a raw control character in it
         return None

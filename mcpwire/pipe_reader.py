@@ -9,8 +9,12 @@ background thread reads instead, so notifications keep arriving, the server
 never blocks on a full pipe, and the end of the stream is noticed.
 
 Every line is handed to `file(line)` (bytes, or `lines.Oversized`) with `lock`
-held, and `end()` is called once at the end of the stream; `lock` is a Condition
-that also guards whatever they change. Neither may raise.
+held, and `end()` is called once at the end of the stream; `lock` (an RLock) also
+guards whatever they change. Neither may raise.
+
+A round trip on a cheap method is a few hundred microseconds, and each Python
+call on the way costs a little of it (more when the server has just run on the
+same core and the caches are cold), so the caller's path is kept short.
 """
 
 import os
@@ -26,7 +30,8 @@ IDLE_S = 0.05  # how long nobody must have waited before the background thread r
 
 class PipeReader:
     def __init__(self, stream, file, end, *, limit=None):
-        self.lock = threading.Condition()
+        self.lock = threading.RLock()  # a plain `with` on it: a Condition's would run Python code every time
+        self._filed = threading.Condition(self.lock)  # callers sleep here while another one reads
         self._idle = threading.Condition(self.lock)  # only the background thread sleeps here: no wake-up per reply
         self.ended = False
         self._stream = stream
@@ -50,17 +55,17 @@ class PipeReader:
         deadline = time.monotonic() + timeout
         self._waiting += 1
         try:
-            while not done() and not self.ended:
+            while not done():
                 left = deadline - time.monotonic()
-                if left <= 0:
-                    break
+                if self.ended or left <= 0:
+                    return done()
                 if self._reading is None:
                     self._read_once("caller", left)
                     continue
                 if self._reading == "background":
                     os.write(self._wake_w, b"!")  # it lets go of the pipe as soon as it sees this
-                self.lock.wait(left)
-            return done()
+                self._filed.wait(left)
+            return True
         finally:
             self._waiting -= 1
             self._last_wait = time.monotonic()
@@ -70,41 +75,41 @@ class PipeReader:
         self._thread.join(timeout)
 
     def _read_once(self, who, timeout):
-        """One select() and read() outside the lock, then file what came (call with the lock held)."""
+        """One select() and read() outside the lock, then file what came (call with the lock held).
+
+        Only the background thread also watches the wake-up pipe: a caller has no one to wake it.
+        """
         self._reading = who
         self.lock.release()
+        data = None
         try:
-            data = self._read(timeout, wakeable=who == "background")
+            if who == "caller":
+                ready, _, _ = select.select([self._fd], [], [], timeout)
+            else:
+                ready, _, _ = select.select([self._fd, self._wake_r], [], [], timeout)
+                if self._wake_r in ready:
+                    os.read(self._wake_r, 512)
+            if self._fd in ready:
+                data = os.read(self._fd, 1 << 16)
+        except (OSError, ValueError):  # closed under us: the same as its end
+            data = b""
         finally:
             self.lock.acquire()
             self._reading = None
-        if data is not None:
-            self._take(data)
-        self.lock.notify_all()
+        if data:
+            for line in self._splitter.feed(data):
+                self._file(line)
+        elif data is not None:
+            self._take_end()
+        if self._waiting > (who == "caller"):  # someone besides the reader sleeps in _filed.wait()
+            self._filed.notify_all()
 
-    def _read(self, timeout, wakeable):
-        """Bytes from the pipe, b"" at its end, None when nothing came in time (or we were woken)."""
-        watched = [self._fd, self._wake_r] if wakeable else [self._fd]
-        try:
-            ready, _, _ = select.select(watched, [], [], timeout)
-            if self._wake_r in ready:
-                os.read(self._wake_r, 512)
-            if self._fd not in ready:
-                return None
-            return os.read(self._fd, 1 << 16)
-        except (OSError, ValueError):  # closed under us: the same as its end
-            return b""
-
-    def _take(self, data):
-        lines = self._splitter.feed(data) if data else []
-        if not data:
-            last = self._splitter.end()
-            lines += [last] if last is not None else []
-        for line in lines:
-            self._file(line)
-        if not data:
-            self.ended = True
-            self._end()
+    def _take_end(self):
+        last = self._splitter.end()
+        if last is not None:
+            self._file(last)
+        self.ended = True
+        self._end()
 
     def _background(self):
         with self.lock:

@@ -155,7 +155,7 @@ class StdioWire:
         what it sends meanwhile arrives in `read()`. `headers` must be empty: stdio has none.
         """
         _no_headers(headers)
-        self.write(frame)
+        self.write(frame)  # through write(): a subclass that watches what is written sees every frame
         if "id" not in frame:
             return None
         if stream_for is None:
@@ -204,8 +204,8 @@ class StdioWire:
             else:
                 pending.line = data
                 self._matcher.expect(pending)
-                if isinstance(pending.id, int) and not isinstance(pending.id, bool):
-                    self._next_id = max(self._next_id, pending.id + 1)
+                if type(pending.id) is int and pending.id >= self._next_id:  # not a bool, nor a float
+                    self._next_id = pending.id + 1
         try:
             with self._write_lock:  # outside self._lock: the reply may arrive while we write
                 self._process.stdin.write(data)
@@ -219,13 +219,7 @@ class StdioWire:
 
     def wait(self, frame_id, *, timeout=None):
         """The reply to the oldest request written with this id (raises WireTimeout if none comes)."""
-        with self._lock:
-            pending = self._matcher.to_collect(frame_id)
-        try:
-            return self._wait_for(pending, timeout)
-        finally:
-            with self._lock:
-                self._matcher.collected(pending)
+        return self._wait_for(None, timeout, frame_id=frame_id)
 
     def read(self, timeout=1.0):
         """The next message nobody was waiting for (a listen notification, a stray reply), or None."""
@@ -234,11 +228,17 @@ class StdioWire:
             self._reader.wait_until(lambda: bool(unread), timeout)
             return unread.popleft() if unread else None
 
-    def _wait_for(self, pending, timeout, raise_on_timeout=True):
+    def _wait_for(self, pending, timeout, raise_on_timeout=True, frame_id=None):
+        """Wait for `pending`'s reply; with pending None, for the oldest uncollected request with `frame_id`."""
         timeout = self.timeout if timeout is None else timeout
-        with self._lock:
-            self._reader.wait_until(lambda: pending.answered or self._reader.ended, timeout)
-            if pending.answered:
+        with self._lock:  # one lock for the look-up and the wait: each lock taken costs every round trip
+            if pending is None:
+                pending = self._matcher.to_collect(frame_id)
+            try:
+                self._reader.wait_until(lambda: pending.reply is not None, timeout)
+            finally:
+                self._matcher.collected(pending)  # `wait(id)` returns it once: answered, timed out or interrupted
+            if pending.reply is not None:
                 return pending.reply
             self._record(self._matcher.give_up(pending))  # what was written is recorded, answered or not
             ended = self._reader.ended
