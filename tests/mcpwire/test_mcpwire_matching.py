@@ -148,3 +148,18 @@ def test_a_reply_that_starts_right_but_is_not_json_reaches_its_request_and_says_
 def test_an_id_json_cannot_read_falls_back_to_parsing_the_line():
     filed = Matcher().file(b'{"jsonrpc":"2.0","id":007,"result":{}}\n')
     assert filed.pending is None and "not JSON" in filed.reply.problem
+
+
+@pytest.mark.parametrize("written", [b'{"jsonrpc":"2.0","id":007,"result":{}}\n',
+                                     b'{"jsonrpc":"2.0","id":"a\tb","result":{}}\n'])  # a raw tab: not JSON
+def test_a_reply_whose_id_json_cannot_read_does_not_answer_a_raw_send(written):
+    matcher = Matcher()
+    typed = raw(matcher)
+    filed = matcher.file(written)
+    assert filed.pending is None and not typed.answered and "not JSON" in filed.reply.problem
+
+
+def test_a_string_id_is_read_from_the_start_of_the_reply():
+    matcher = Matcher()
+    waiting = request(matcher, "7")
+    assert matcher.file(reply("7", ok=True)).pending is waiting and waiting.reply.result == {"ok": True}
