@@ -1,12 +1,15 @@
-"""Each lesson's Run All in a real JupyterLab in Chromium: `python -m bench.lesson_run_bench [NN ...]`.
+"""Each lesson's Run All in a real JupyterLab in Chromium: `python -m bench.lesson_run_bench [NN ...] [--cold]`.
 
-JupyterLab starts as `make lab` starts it (scripts/jupyter_lab.py), once in a warm session
-(labserver.warm_session) and once with labs started cold, on a copy of the lessons. For each lesson:
-open it, wait for an idle kernel, Run All, and time until every code cell has run and the kernel is idle
-again. Prints both, their ratio, and the machine's load. Goal: every lesson under 20 s on two cores.
+JupyterLab starts as `make lab` starts it (scripts/jupyter_lab.py, in a warm session: labserver.warm_session)
+on a copy of the lessons. For each lesson: open it, wait for an idle kernel, Run All, and time until every
+code cell has run and the kernel is idle again. One row per lesson, with the machine's load (1-minute
+average) when it ended, since others may share the machine; a lesson over the goal also gets its slowest
+cells (JupyterLab records each cell's timing; `--cells`: every lesson's). `--cold` runs every lesson again
+with labs started cold and prints the ratio. Goal: every lesson under 20 s on two cores.
 """
 
 import argparse
+import json
 import os
 import secrets
 import shutil
@@ -16,6 +19,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from datetime import datetime
 from pathlib import Path
 
 from labserver.warm import WARM
@@ -35,6 +39,9 @@ RUN_ALL = """async () => {
   const cells = window.jupyterapp.shell.currentWidget.content.widgets;
   return cells.filter(c => c.model.type === 'code').map(c => c.model.executionCount);
 }"""
+CELL_TIMES = """() => window.jupyterapp.shell.currentWidget.content.widgets
+  .filter(c => c.model.type === 'code')
+  .map(c => [c.model.sharedModel.getSource().split('\\n')[0], c.model.getMetadata('execution') || {}])"""
 CLOSE = """async () => {
   const panel = window.jupyterapp.shell.currentWidget;
   await panel.sessionContext.shutdown();
@@ -51,7 +58,9 @@ def free_port():
 def start_lab(folder, warm):
     port, token = free_port(), secrets.token_hex(8)
     home = folder / f"home-{'warm' if warm else 'cold'}"
-    home.mkdir()
+    settings = home / "config" / "lab" / "user-settings" / "@jupyterlab" / "notebook-extension"
+    settings.mkdir(parents=True)
+    (settings / "tracker.jupyterlab-settings").write_text(json.dumps({"recordTiming": True}))  # for CELL_TIMES
     env = {**os.environ, "HOME": str(home), "JUPYTER_CONFIG_DIR": str(home / "config"),
            "JUPYTER_DATA_DIR": str(home / "data"), "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
            "IPYTHONDIR": str(home / "ipython"), WARM: ""}
@@ -72,6 +81,26 @@ def start_lab(folder, warm):
     raise RuntimeError("JupyterLab did not start")
 
 
+class Run:
+    """One lesson's Run All: seconds, whether every code cell ran, the load when it ended, its cells' seconds."""
+
+    def __init__(self, seconds, ok, load, cells):
+        self.seconds, self.ok, self.load, self.cells = seconds, ok, load, cells
+
+    def slowest(self, count=3):
+        return sorted(self.cells, key=lambda cell: -cell[2])[:count]
+
+
+def cell_seconds(execution):
+    """A cell's run time from JupyterLab's recorded timing (ISO stamps), or 0.0 when it was not recorded."""
+    try:
+        started = datetime.fromisoformat(execution["iopub.execute_input"].replace("Z", "+00:00"))
+        ended = datetime.fromisoformat(execution["shell.execute_reply"].replace("Z", "+00:00"))
+    except (KeyError, ValueError):
+        return 0.0
+    return (ended - started).total_seconds()
+
+
 def run_all(page, url, token, name):
     page.goto(f"{url}/lab/tree/{name}?token={token}")
     page.wait_for_function(KERNEL_READY, timeout=180_000, polling=100)
@@ -79,13 +108,26 @@ def run_all(page, url, token, name):
     counts = page.evaluate(RUN_ALL)
     page.wait_for_function(KERNEL_READY, timeout=600_000, polling=100)
     seconds = time.monotonic() - started
+    cells = [(number, first_line, cell_seconds(execution))
+             for number, (first_line, execution) in enumerate(page.evaluate(CELL_TIMES), start=1)]
     page.evaluate(CLOSE)
-    return seconds, all(counts)
+    return Run(seconds, all(counts), os.getloadavg()[0], cells)
+
+
+def print_row(name, warm, cold=None, cells=False):
+    flag = "" if warm.ok and (cold is None or cold.ok) else "  (a cell did not run)"
+    compared = f" {cold.seconds:7.1f} {warm.seconds / cold.seconds:5.2f}x" if cold is not None else ""
+    print(f"{name:40} {warm.seconds:7.1f} {warm.load:6.1f}{compared}{flag}", flush=True)
+    if cells or warm.seconds >= GOAL_S:
+        for number, first_line, seconds in warm.slowest():
+            print(f"    code cell {number:>3}: {seconds:5.1f} s  {first_line[:60]}", flush=True)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("lessons", nargs="*", help="lesson numbers (default: all)")
+    parser.add_argument("--cold", action="store_true", help="also run every lesson with labs started cold")
+    parser.add_argument("--cells", action="store_true", help="every lesson's slowest cells, not only a slow lesson's")
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
@@ -101,21 +143,24 @@ def main(argv=None):
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
             page = browser.new_page(viewport={"width": 1280, "height": 1000})
-            for warm in (True, False):
+            if not args.cold:
+                print(f"{'lesson':40} {'warm s':>7} {'load':>6}", flush=True)
+            for warm in (True, False) if args.cold else (True,):
                 process, url, token = start_lab(folder, warm)
                 try:
                     for name in lessons:
                         times[(name, warm)] = run_all(page, url, token, name)
+                        if warm and not args.cold:
+                            print_row(name, times[(name, True)], cells=args.cells)
                 finally:
                     os.killpg(process.pid, 15)
                     process.wait(timeout=30)
             browser.close()
-    print(f"{'lesson':40} {'warm s':>7} {'cold s':>7} {'ratio':>6}")
-    for name in lessons:
-        (warm, ok_warm), (cold, ok_cold) = times[(name, True)], times[(name, False)]
-        flag = "" if ok_warm and ok_cold else "  (a cell did not run)"
-        print(f"{name:40} {warm:7.1f} {cold:7.1f} {warm / cold:5.2f}x{flag}")
-    slowest = max(times[(name, True)][0] for name in lessons)
+    if args.cold:
+        print(f"{'lesson':40} {'warm s':>7} {'load':>6} {'cold s':>7} {'ratio':>6}")
+        for name in lessons:
+            print_row(name, times[(name, True)], times[(name, False)], cells=args.cells)
+    slowest = max(times[(name, True)].seconds for name in lessons)
     print(f"goal: every lesson's Run All under {GOAL_S} s, warm: {'met' if slowest < GOAL_S else 'NOT met'} "
           f"(slowest {slowest:.1f} s); load {os.getloadavg()[0]:.1f} at the end")
     return 0
