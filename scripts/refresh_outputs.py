@@ -9,6 +9,10 @@ are renumbered in order of appearance.
 The widget state is stored (a static page, such as `make site`'s, draws the composer and the transcript
 view from it), pruned to the models the displayed views reach through their "IPY_MODEL_<id>" references:
 widgets the kernel made and never showed, or closed, stay out.
+
+An output whose HTML points the browser at a loopback address (lesson 21's live MCP App frames a sandbox server
+the kernel ran on 127.0.0.1, under a one-off token) works only beside the kernel that made it: where it has a
+text/plain form, only that is stored.
 """
 
 import re
@@ -26,6 +30,7 @@ WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 MODEL_REF = re.compile(r"^IPY_MODEL_(.+)$")
 ROOT = Path(__file__).resolve().parents[1]
 LOOPBACK_PORT = re.compile(r"(127\.0\.0\.1|localhost|\[::1\]):\d+")
+LOOPBACK_URL = re.compile(r"\b(https?|wss?)://(127\.0\.0\.1|localhost|\[::1\])(?![\w.-])")
 TEMP_FOLDER = re.compile(re.escape(tempfile.gettempdir()) + r"/[\w.-]+")
 
 
@@ -90,11 +95,25 @@ def renumber_widgets(nb: nbformat.NotebookNode, stem: str) -> None:
         nb.metadata.pop("widgets", None)
 
 
+def keep_text_of_live_html(output: nbformat.NotebookNode) -> None:
+    """Leave out an HTML form that reaches for a loopback address where a text form stands beside it.
+
+    Its port and token change on every run, and on another machine the page would reach for the reader's own.
+    """
+    data = output.get("data", {})
+    html = data.get("text/html", "")
+    if "text/plain" in data and LOOPBACK_URL.search("".join(html) if isinstance(html, list) else html):
+        del data["text/html"]
+        output.get("metadata", {}).pop("text/html", None)
+
+
 def normalise(nb: nbformat.NotebookNode, stem: str) -> None:
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
         if cell.cell_type == "code":
             cell.metadata.pop("scrolled", None)
+            for output in cell.outputs:
+                keep_text_of_live_html(output)
     nb.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": KERNEL}
     nb.metadata["language_info"] = {"name": "python"}
     renumber_widgets(nb, stem)

@@ -91,3 +91,34 @@ def test_refreshing_an_already_refreshed_notebook_changes_nothing():
     again = copy.deepcopy(nb)
     refresh_outputs.normalise(again, "07-lesson")
     assert json.dumps(again, sort_keys=True) == json.dumps(nb, sort_keys=True)
+
+
+LIVE_APP_HTML = ('<div class="mcpwire-app" data-config="{&quot;origin&quot;: &quot;http://127.0.0.1:46409&quot;, '
+                 '&quot;token&quot;: &quot;u5-w3pqGfV6by9rBSiwoJA&quot;}"><script>fetch(config.origin)</script></div>')
+
+
+def outputs_after_refresh(*bundles: dict) -> list[dict]:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("shown", execution_count=1, outputs=[
+        nbformat.v4.new_output("execute_result", data=bundle, execution_count=1) for bundle in bundles])]
+    refresh_outputs.normalise(nb, "21-lesson")
+    return [dict(output.data) for output in nbformat.reads(nbformat.writes(nb), as_version=4).cells[0].outputs]
+
+
+def test_a_live_outputs_html_on_a_loopback_port_is_stored_as_its_text_only():
+    (stored,) = outputs_after_refresh({"text/html": LIVE_APP_HTML, "text/plain": "AppView(show_hypnogram, ui://notes-lab/hypnogram.html)"})
+    assert stored == {"text/plain": "AppView(show_hypnogram, ui://notes-lab/hypnogram.html)"}
+
+
+def test_html_that_reaches_for_no_loopback_address_keeps_both_forms():
+    table = {"text/html": "<table><tr><td>a server on localhost, 127.0.0.1.example.com</td></tr></table>", "text/plain": "a table"}
+    elsewhere = {"text/html": '<a href="https://modelcontextprotocol.io/">spec</a>', "text/plain": "spec"}
+    assert outputs_after_refresh(table, elsewhere) == [table, elsewhere]
+
+
+def test_every_loopback_spelling_counts_and_html_without_a_text_form_is_kept():
+    loopbacks = [{"text/html": f'<iframe src="{url}/sandbox.html"></iframe>', "text/plain": "a frame"}
+                 for url in ("http://localhost:8888", "https://[::1]:9000", "ws://127.0.0.1")]
+    assert outputs_after_refresh(*loopbacks) == [{"text/plain": "a frame"}] * 3
+    only_html = {"text/html": LIVE_APP_HTML}
+    assert outputs_after_refresh(only_html) == [only_html], "with no text form, dropping the HTML would leave nothing"
