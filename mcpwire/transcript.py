@@ -155,11 +155,13 @@ class Transcript(ShownAsText):
         return {key: sum(getattr(e, key) for e in self.exchanges) for key in keys}
 
     def display_text(self):
-        rows = [f"{'#':>3}  {'transport':<9} {'method':<28} {'id':>5}  {'up B':>6} {'down B':>7} "
+        # The column widens for a longer transport name ("postMessage", lesson 21's View wire) so rows stay aligned.
+        width = max([len("transport"), *(len(e.transport) for e in self.exchanges)])
+        rows = [f"{'#':>3}  {'transport':<{width}} {'method':<28} {'id':>5}  {'up B':>6} {'down B':>7} "
                 f"{'framing':>9}  {'tokens':>9}"]
         for number, e in enumerate(self.exchanges):
             method = e.method or "(raw)"
-            rows.append(f"{number:>3}  {e.transport:<9} {method:<28} {str(e.id if e.id is not None else '-'):>5}  "
+            rows.append(f"{number:>3}  {e.transport:<{width}} {method:<28} {str(e.id if e.id is not None else '-'):>5}  "
                         f"{e.bytes_up:>6} {e.bytes_down:>7} {f'{e.framing_up}/{e.framing_down}':>9}  "
                         f"{f'{e.tokens_up}/{e.tokens_down}':>9}")
         return "\n".join(rows)

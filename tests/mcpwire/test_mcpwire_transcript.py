@@ -66,3 +66,13 @@ def test_default_view_is_deterministic_and_shows_no_timing():
         assert repr(one.transcript) == repr(two.transcript)
         assert "ms" not in repr(one.transcript)
         assert one.transcript._repr_html_().startswith("<pre>")
+
+
+def test_the_table_stays_aligned_when_a_transport_name_is_longer_than_its_column():
+    frame = '{"jsonrpc":"2.0","id":2,"method":"tools/call"}'
+    rows = Transcript([Exchange("postMessage", "tools/call", 2, frame.encode(), b"", [frame]),
+                       Exchange("stdio", "tools/call", 9, frame.encode() + b"\n", b"", [frame])]).display_text().splitlines()
+    assert len({row.index(" tools/call") if "tools/call" in row else row.index(" method") for row in rows}) == 1, rows
+    assert len({len(row) for row in rows}) == 1, rows
+    stdio_only = Transcript([Exchange("stdio", "tools/list", 1, b"{}\n", b"{}\n", ["{}"], ["{}"])]).display_text()
+    assert stdio_only.startswith("  #  transport method "), "a table of short transport names keeps its width"
