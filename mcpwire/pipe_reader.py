@@ -17,6 +17,7 @@ call on the way costs a little of it (more when the server has just run on the
 same core and the caches are cold), so the caller's path is kept short.
 """
 
+import math
 import os
 import select
 import threading
@@ -43,6 +44,8 @@ class PipeReader:
         self._waiting = 0
         self._last_wait = time.monotonic()
         self._wake_r, self._wake_w = os.pipe()
+        self._caller_poll = select.poll()  # made once: a select() per read builds and returns three lists
+        self._caller_poll.register(self._fd, select.POLLIN)
         weakref.finalize(self, _close, self._wake_r, self._wake_w)  # once nobody can write to them any more
         self._thread = threading.Thread(target=self._background, daemon=True, name="mcpwire-stdout")
         self._thread.start()
@@ -84,13 +87,15 @@ class PipeReader:
         data = None
         try:
             if who == "caller":
-                ready, _, _ = select.select([self._fd], [], [], timeout)
+                # In milliseconds, rounded up (no busy loop near the deadline), at most a day (a C int).
+                if self._caller_poll.poll(math.ceil(min(timeout, 86400) * 1000)):  # POLLIN, or POLLHUP at the end
+                    data = os.read(self._fd, 1 << 16)
             else:
                 ready, _, _ = select.select([self._fd, self._wake_r], [], [], timeout)
                 if self._wake_r in ready:
                     os.read(self._wake_r, 512)
-            if self._fd in ready:
-                data = os.read(self._fd, 1 << 16)
+                if self._fd in ready:
+                    data = os.read(self._fd, 1 << 16)
         except (OSError, ValueError):  # closed under us: the same as its end
             data = b""
         finally:
