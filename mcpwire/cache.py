@@ -1,6 +1,8 @@
 """A client-side cache that honors the server's `ttlMs` and `cacheScope` hints.
 
-The key is the method plus the params that shape the result (everything but `_meta`).
+The key is the method plus the params that shape the result: everything but `_meta`, except the
+capabilities the request declares there (a server may answer by them: an MCP Apps server lists its UI
+tools only to a client that declares the extension).
 An entry is fresh while `now < received + ttlMs`. A `public` entry may be served to
 any authorization context sharing the store; a `private` one only to the context that
 fetched it. A list_changed or resources/updated notification drops what it makes stale.
@@ -21,6 +23,7 @@ STALE_AFTER = {
 }
 RESOURCE_UPDATED = "notifications/resources/updated"  # stales resources/read of params.uri
 RETRY_FIELDS = ("inputResponses", "requestState")  # results of MRTR retries must not be cached
+CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 
 
 class FakeClock:
@@ -42,8 +45,16 @@ def monotonic_ms():
 
 
 def cache_key(method, params=None):
-    """(method, the params that shape the result as canonical JSON): `_meta` never changes the answer."""
-    shaping = {name: value for name, value in (params or {}).items() if name != "_meta"}
+    """(method, the params that shape the result as canonical JSON).
+
+    Of `_meta` only the declared capabilities count: a progress token or the client's name changes nothing in
+    the answer, but what the client says it supports can.
+    """
+    params = params or {}
+    shaping = {name: value for name, value in params.items() if name != "_meta"}
+    declared = (params.get("_meta") or {}).get(CAPABILITIES)
+    if isinstance(declared, dict) and declared:
+        shaping[CAPABILITIES] = declared
     return method, json.dumps(shaping, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -120,7 +131,9 @@ class CachingClient:
     def request(self, method, params=None, **frame_kwargs):
         """The reply to `method`: from the cache while fresh, else from the server."""
         self.catch_up()
-        key = cache_key(method, params)
+        meta = frame_kwargs.get("meta")  # capabilities given as the wire's meta= shape the answer as well
+        key = cache_key(method, {**(params or {}), "_meta": {**((params or {}).get("_meta") or {}),
+                                                            **(meta if isinstance(meta, dict) else {})}})
         entry = self.lookup(key) if self.honor_hints else None
         if entry is not None:
             self.log.append(CacheEvent(self.clock(), method, "hit", entry.bytes, entry.tokens, entry.scope))

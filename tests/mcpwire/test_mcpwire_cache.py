@@ -77,6 +77,26 @@ def test_the_key_ignores_meta_but_not_the_params_that_shape_the_result():
     assert cache_key("resources/read", INDEX) != cache_key("resources/read", {"uri": "notes://spindle-density"})
 
 
+def test_the_declared_capabilities_are_part_of_the_key():
+    apps = {"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}}
+    declaring = {"_meta": {"io.modelcontextprotocol/clientCapabilities": apps}}
+    assert cache_key("tools/list", declaring) != cache_key("tools/list")
+    assert cache_key("tools/list", {"_meta": {"io.modelcontextprotocol/clientCapabilities": {}}}) == cache_key("tools/list")
+    other_client = {"_meta": {**declaring["_meta"], "io.modelcontextprotocol/clientInfo": {"name": "x", "version": "1"}}}
+    assert cache_key("tools/list", other_client) == cache_key("tools/list", declaring)
+
+
+def test_a_client_declaring_an_extension_is_not_served_the_list_fetched_without_it():
+    apps = {"io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/ui": {}}}}
+    wire = ScriptedWire({"tools/list": listing(60_000, "public")})
+    plain = CachingClient(wire, clock=FakeClock())
+    host = CachingClient(wire, clock=plain.clock, store=plain.store)
+    plain.request("tools/list")
+    host.request("tools/list", meta=apps)
+    host.request("tools/list", {"_meta": apps})
+    assert [e.outcome for e in host.log] == ["stored", "hit"]
+
+
 def test_public_entries_are_shared_across_auth_contexts_private_ones_are_not():
     clock, store = FakeClock(), {}
     wire = ScriptedWire({"tools/list": listing(60_000, "public"), "resources/list": listing(60_000, "private")})
