@@ -101,8 +101,19 @@ def cell_seconds(execution):
     return (ended - started).total_seconds()
 
 
+def shut_down_kernels(url, token):
+    """Stop every kernel the lab still runs, so that no lesson's labs run on into the next one's time."""
+    with urllib.request.urlopen(f"{url}/api/sessions?token={token}", timeout=30) as answer:
+        sessions = json.load(answer)
+    for session in sessions:
+        request = urllib.request.Request(f"{url}/api/sessions/{session['id']}?token={token}", method="DELETE")
+        urllib.request.urlopen(request, timeout=60).close()
+    return len(sessions)
+
+
 def run_all(page, url, token, name):
-    page.goto(f"{url}/lab/tree/{name}?token={token}")
+    # `reset`: a fresh workspace, or JupyterLab reopens the lessons opened before, each with a kernel of its own.
+    page.goto(f"{url}/lab/tree/{name}?reset&token={token}")
     page.wait_for_function(KERNEL_READY, timeout=180_000, polling=100)
     started = time.monotonic()
     counts = page.evaluate(RUN_ALL)
@@ -111,6 +122,7 @@ def run_all(page, url, token, name):
     cells = [(number, first_line, cell_seconds(execution))
              for number, (first_line, execution) in enumerate(page.evaluate(CELL_TIMES), start=1)]
     page.evaluate(CLOSE)
+    shut_down_kernels(url, token)
     return Run(seconds, all(counts), os.getloadavg()[0], cells)
 
 
