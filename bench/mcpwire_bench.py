@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import http.client
+import os
 import statistics
 import subprocess
 import sys
@@ -193,11 +194,17 @@ def http_rounds() -> None:
     goal("HttpWire faster than the SDK client", p50(samples["mcpwire HttpWire"]) < p50(samples["SDK Client (HTTP)"]))
 
 
+def load() -> str:
+    return "load average " + " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
 def main() -> int:
     started = time.perf_counter()
+    print(f"{os.cpu_count()} CPUs, {load()} at the start (others' work on the machine moves the times, less the ratios)")
     stdio_rounds()
     http_rounds()
-    print(f"\n(one run, {time.perf_counter() - started:.0f} s; ratios are the figures that travel across machines)")
+    print(f"\n(one run, {time.perf_counter() - started:.0f} s, {load()} at the end; "
+          "ratios are the figures that travel across machines)")
     return 0
 
 
