@@ -27,39 +27,83 @@ TERMINAL = ("completed", "failed", "cancelled")
 PACE_SLACK_S = 0.05  # a poll this much early is the clock's jitter, not a client in a hurry
 GUARD_S = 40
 DEADLINE_S = 3.0
-SCORE_POLL_S = 1.0  # score_night's pollIntervalMs in the lab
+SCORE_POLL_MS = 1000  # score_night's pollIntervalMs in the lab
 SILENCE_SLACK_S = 1.0  # a poll may come this much after pollIntervalMs on a busy machine and still count as on time
 LATE_S = 2.5  # a cancel may wait for the poll that finds the deadline passed: one pollIntervalMs, and a busy machine
 POLLS_AFTER_DEADLINE = 1  # the one poll that finds the deadline passed
 ANSWERS = {"epoch-7": "REM", "epoch-14": "W"}
-# The lab never changes a task's pollIntervalMs; a server may ("which may change"), so in Task 1 the check's wire
-# raises it to this after the first tasks/get of each task, as a busy server would.
+# The lab never changes a task's pollIntervalMs; a server may ("which may change"), so the check's wire raises it
+# after the first tasks/get of each task, as a busy server would: from review_night's 500 ms and score_night's 1000.
 RAISED_POLL_MS = 900
+RAISED_SCORE_POLL_MS = 1500
+# The lab never has two questions open at once; a server may ("all outstanding requests"), so in Task 1 the check's
+# wire shows a second question beside the lab's first one and keeps the task input_required until it is answered.
+FIRST_KEY, SECOND_KEY = "epoch-7", "epoch-8"
 
 
-class PaceStandIn:
-    """What the check's wires share: from the second tasks/get of a task on, the reply the learner reads asks for
-    RAISED_POLL_MS (when `raise_pace` is set); `served` keeps the pollIntervalMs each reply showed, by request id."""
+class StandIn:
+    """What the check's wires change in the tasks/get results the learner reads, as another server may answer.
 
-    raise_pace = False
+    With `raised_poll_ms` set, pollIntervalMs becomes that value from the tasks/get after the first `raise_after`
+    of a task. With `second_question` set, SECOND_KEY is asked beside the lab's FIRST_KEY and stays open until a
+    tasks/update answers it (the lab ignores the unknown key, as the extension says a server should). `served`
+    keeps the pollIntervalMs and `shown` the inputRequests of each result the learner read, by request id.
+    """
 
-    def _served(self, frame, reply):
+    raised_poll_ms = None
+    raise_after = 1
+    second_question = False
+
+    def _start_watching(self):
+        self.served, self.shown, self.polls = {}, {}, {}
+        self.answered_keys, self.second_request = set(), None
+
+    def _stand_in(self, frame, reply):
+        if not isinstance(frame, dict):
+            return
+        if frame.get("method") == "tasks/update":
+            self.answered_keys.update(_object(_object(frame.get("params")).get("inputResponses")))
+            return
         result = _object(_object(reply.message).get("result")) if isinstance(reply, Reply) else {}
-        if frame.get("method") != "tasks/get" or "pollIntervalMs" not in result:
+        if frame.get("method") != "tasks/get" or "status" not in result:
             return
         task_id = _object(frame.get("params")).get("taskId")
         self.polls[task_id] = self.polls.get(task_id, 0) + 1
-        if self.raise_pace and self.polls[task_id] > 1:
-            result["pollIntervalMs"] = RAISED_POLL_MS
-        self.served[frame.get("id")] = result["pollIntervalMs"]
+        if self.second_question:
+            self._ask_second(result)
+        if "pollIntervalMs" in result:
+            if self.raised_poll_ms is not None and self.polls[task_id] > self.raise_after:
+                result["pollIntervalMs"] = self.raised_poll_ms
+            self.served[frame.get("id")] = result["pollIntervalMs"]
+        self.shown[frame.get("id")] = copy.deepcopy(_object(result.get("inputRequests")))
+
+    def _ask_second(self, result):
+        if SECOND_KEY in self.answered_keys or result["status"] in TERMINAL:
+            return
+        asked = _object(result.get("inputRequests"))
+        if self.second_request is None:
+            if not isinstance(asked.get(FIRST_KEY), dict):
+                return
+            self.second_request = _next_epoch_question(asked[FIRST_KEY])
+        result["status"] = "input_required"
+        result["inputRequests"] = {**asked, SECOND_KEY: copy.deepcopy(self.second_request)}
 
 
-class WatchedStdio(PaceStandIn, StdioWire):
+def _next_epoch_question(request):
+    """The lab's question about epoch 7, asked about epoch 8."""
+    question = copy.deepcopy(request)
+    params = _object(question.get("params"))
+    if isinstance(params.get("message"), str):
+        params["message"] = params["message"].replace("Epoch 7 ", "Epoch 8 ", 1)
+    return question
+
+
+class WatchedStdio(StandIn, StdioWire):
     """A StdioWire that records each frame written, with the time, whether it goes out by send() or write()."""
 
     def __init__(self, *args, **kwargs):
         self.written = []
-        self.served, self.polls = {}, {}
+        self._start_watching()
         self._in_send = False  # send() records its frame itself: StdioWire.send may or may not go through write()
         super().__init__(*args, **kwargs)
 
@@ -75,17 +119,17 @@ class WatchedStdio(PaceStandIn, StdioWire):
             reply = super().send(frame, *args, **kwargs)
         finally:
             self._in_send = False
-        self._served(frame, reply)
+        self._stand_in(frame, reply)
         return reply
 
 
-class WatchedHttp(PaceStandIn, HttpWire):
+class WatchedHttp(StandIn, HttpWire):
     """An HttpWire that records each frame posted, with the time and the headers that went with it."""
 
     def __init__(self, *args, **kwargs):
         self.written = []
         self.replies = {}  # request id -> the reply's message
-        self.served, self.polls = {}, {}
+        self._start_watching()
         super().__init__(*args, **kwargs)
 
     def send(self, frame, headers=None, **kwargs):
@@ -93,7 +137,7 @@ class WatchedHttp(PaceStandIn, HttpWire):
         self.written.append((time.monotonic(), copy.deepcopy(frame), {k.lower(): v for k, v in sent.items()}))
         reply = super().send(frame, headers, **kwargs)
         self.replies[frame.get("id")] = reply.message
-        self._served(frame, reply)
+        self._stand_in(frame, reply)
         return reply
 
 
@@ -141,8 +185,8 @@ def finish(wire, task_id, limit_s=30):
 
 
 def the_user(key, request):
-    """The check plays the user: an answer for each question review_night asks."""
-    return {"action": "accept", "content": {"stage": ANSWERS.get(key, "N1")}}
+    """The check plays the user: an answer for each question review_night asks (N1 for a key it does not know)."""
+    return {"action": "accept", "content": {"stage": ANSWERS.get(key, "N1") if isinstance(key, str) else "N1"}}
 
 
 def as_task(value):
@@ -233,6 +277,62 @@ def pace_problem(wire, written, task_id):
     return None
 
 
+def answer_problem(calls, wire):
+    """failed() arguments when follow_task called answer(key, request) with anything but a key and its entry."""
+    entries = {}
+    for asked in wire.shown.values():
+        entries.update(asked)
+    for key, request in calls:
+        if not isinstance(key, str) or key not in entries:
+            return dict(problem=f"follow_task called answer with {shown(key)} as the key; no inputRequests held it.",
+                        hint="Call answer(key, request) with a key of inputRequests first and its entry second.")
+        entry = entries[key]
+        if request == entry:
+            continue
+        if request is None:
+            given = "None"
+        elif request == _object(entry).get("params"):
+            given = "request[\"params\"], the params alone"
+        elif isinstance(request, dict) and key in request:
+            given = "the whole inputRequests object"
+        elif isinstance(request, dict) and "inputRequests" in request:
+            given = "the whole tasks/get result"
+        else:
+            given = shown(request)
+        return dict(problem=f"follow_task called answer({key!r}, request) with {given} as the request; the task "
+                            "asks for that key's inputRequests entry, {\"method\": \"elicitation/create\", "
+                            "\"params\": {...}}.",
+                    hint="Pass task[\"inputRequests\"][key] unchanged: its method says what kind of request it is "
+                         "(elicitation/create, sampling/createMessage, roots/list), and an answer function reads "
+                         "params.requestedSchema from it, as the lesson's answer_with_second_stage does.")
+    return None
+
+
+def round_problem(wire, written, task_id):
+    """A tasks/get result showed questions not answered yet, and some were still unanswered at the next poll."""
+    answered, open_keys = set(), []
+    for _, frame, _ in written:
+        params = _object(frame.get("params"))
+        if frame.get("method") == "tasks/update":
+            answered.update(_object(params.get("inputResponses")))
+        if frame.get("method") != "tasks/get" or params.get("taskId") != task_id:
+            continue
+        left = [key for key in open_keys if key not in answered]
+        if left:
+            done = [key for key in open_keys if key in answered]
+            said = ("none of them" if not done else
+                    "only " + " and ".join(repr(key) for key in done))
+            count = f"{len(open_keys)} question{'s' if len(open_keys) > 1 else ''}"
+            return dict(problem=f"A tasks/get result showed {count} you had not answered, "
+                                f"{' and '.join(repr(key) for key in open_keys)}; before your next poll you answered "
+                                f"{said}.",
+                        hint="inputRequests holds every outstanding question, and the task stays input_required "
+                             "until each one is answered: call answer for every key you have not answered yet, not "
+                             "only the first, and send them before you poll again.")
+        open_keys = [key for key in wire.shown.get(frame.get("id"), {}) if key not in answered]
+    return None
+
+
 def _poll_interval(exchange):
     for payload in exchange.down_payloads:
         try:
@@ -272,17 +372,21 @@ def check_follow(follow_task):
                 return
     passed("follow_task drove review_night to completed on stdio and over HTTP: polls at the pollIntervalMs of the "
            f"latest reply (the check's wire raised it to {RAISED_POLL_MS} ms after the first), each question "
-           "answered once, Mcp-Name on every HTTP tasks/* request.")
+           "answered once with its inputRequests entry, both of the two open at once answered before the next poll, "
+           "Mcp-Name on every HTTP tasks/* request.")
 
 
 def _follow_on(follow_task, wire):
     task_id = start(wire, "review_night", {"night": "P07", "pause_ms": 10})
-    wire.raise_pace = True
+    wire.raised_poll_ms, wire.second_question = RAISED_POLL_MS, True
     mark = time.monotonic()
-    asked = []
+    calls = []
 
     def answer(key, request):
-        asked.append(key)
+        try:
+            calls.append((key, copy.deepcopy(request)))
+        except Exception:  # a learner's object that cannot be copied is judged as it is
+            calls.append((key, request))
         return the_user(key, request)
 
     outcome = attempt(follow_task, wire, task_id, answer, guard=GUARD_S)
@@ -291,10 +395,12 @@ def _follow_on(follow_task, wire):
         return False
     written = since(wire, mark)
     for problem in (wire_problem(wire, written, task_id), repeat_problem(written),
-                    pace_problem(wire, written, task_id), closed_problem(wire, "follow_task")):
+                    pace_problem(wire, written, task_id), closed_problem(wire, "follow_task"),
+                    answer_problem(calls, wire)):
         if problem:
             failed(problem.pop("problem"), **problem)
             return False
+    asked = [key for key, _ in calls]
     repeats = [key for key in dict.fromkeys(asked) if asked.count(key) > 1]
     if repeats:
         failed(f"follow_task called answer for {repeats[0]!r} {asked.count(repeats[0])} times; the user would be "
@@ -307,6 +413,10 @@ def _follow_on(follow_task, wire):
         failed(f"The lab answered your tasks/update with error {rejected}.",
                hint="params.inputResponses is an object keyed like inputRequests, each value what answer returned: "
                     "{\"taskId\": ..., \"inputResponses\": {\"epoch-7\": {\"action\": \"accept\", ...}}}.")
+        return False
+    unanswered = round_problem(wire, written, task_id)
+    if unanswered:
+        failed(unanswered.pop("problem"), **unanswered)
         return False
     if outcome.hung:
         failed(f"follow_task was still running after {GUARD_S} seconds on {wire.transport}.",
@@ -333,7 +443,7 @@ def _follow_on(follow_task, wire):
                hint="Keep polling until the status is completed, failed or cancelled.")
         return False
     if not asked:
-        failed("follow_task never called answer(key, request), yet the task asked two questions.",
+        failed("follow_task never called answer(key, request), yet the task asked three questions.",
                hint="When the status is input_required, each entry of inputRequests is a question for the user: "
                     "pass its key and request to answer, and send what it returns with tasks/update.")
         return False
@@ -446,12 +556,14 @@ def check_deadline(stop_at_deadline):
         with lab() as wire:
             if not _deadline_on(stop_at_deadline, wire):
                 return
-    passed(f"stop_at_deadline polled at pollIntervalMs and cancelled with tasks/cancel at the {DEADLINE_S:g} s deadline, "
-           "on stdio and over HTTP; the task ended cancelled.")
+    passed("stop_at_deadline polled at the pollIntervalMs of the latest reply (the check's wire raised it to "
+           f"{RAISED_SCORE_POLL_MS} ms after the first), cancelled with tasks/cancel at the {DEADLINE_S:g} s deadline "
+           "and returned \"cancelled\", on stdio and over HTTP; the task ended cancelled.")
 
 
 def _deadline_on(stop_at_deadline, wire):
     task_id = start(wire, "score_night", {"night": "P07", "pause_ms": 400})
+    wire.raised_poll_ms = RAISED_SCORE_POLL_MS
     mark = time.monotonic()
     outcome = attempt(stop_at_deadline, wire, task_id, DEADLINE_S, guard=GUARD_S)
     if outcome.not_done:
@@ -471,7 +583,7 @@ def _deadline_on(stop_at_deadline, wire):
         failed(f"stop_at_deadline sent no tasks/cancel; the task runs for 8 s and the deadline was {DEADLINE_S:g} s.",
                hint="Once the deadline has passed (time.monotonic() against a start time), send tasks/cancel.")
         return False
-    if cancels[0] < DEADLINE_S - PACE_SLACK_S - 1.0:
+    if cancels[0] < DEADLINE_S - PACE_SLACK_S - RAISED_SCORE_POLL_MS / 1000:
         failed(f"stop_at_deadline cancelled {cancels[0]:.1f} s after it started, long before the "
                f"{DEADLINE_S:g} s deadline.", hint="Poll until the deadline; cancel only when it has passed.")
         return False
@@ -498,24 +610,47 @@ def _deadline_on(stop_at_deadline, wire):
                + (f": the lab answered your tasks/cancel with error {rejected}." if rejected else "."),
                **(dict(hint="tasks/cancel names the task as params.taskId, as tasks/get does.") if rejected else {}))
         return False
+    returned = _deadline_return_problem(outcome.value)
+    if returned:
+        failed(returned.pop("problem"), **returned)
+        return False
     return True
 
 
-def _silence_problem(wire, written, task_id, mark):
-    """A stretch before the cancel with no poll, longer than pollIntervalMs and a busy machine's delay."""
-    moments = [mark] + [at for at, frame, _ in written if frame.get("method") == "tasks/get"
-                        and _object(frame.get("params")).get("taskId") == task_id]
-    cancel_at = next(at for at, frame, _ in written if frame.get("method") == "tasks/cancel")
-    moments = [at for at in moments if at < cancel_at] + [cancel_at]
-    longest = max(after - before for before, after in zip(moments, moments[1:]))
-    if longest <= SCORE_POLL_S + SILENCE_SLACK_S:
+def _deadline_return_problem(value):
+    """failed() arguments when stop_at_deadline, having cancelled, did not return "cancelled"."""
+    if value == "cancelled":
         return None
+    if isinstance(value, Reply) or hasattr(value, "result") and hasattr(value, "message"):
+        given = f"a {type(value).__name__} object"
+    elif isinstance(value, dict) and "status" in value:
+        given = f"the task dict (status {shown(value['status'])})"
+    else:
+        given = shown(value)
+    return dict(problem=f"stop_at_deadline cancelled the task, then returned {given}; the task asks for the status "
+                        "you leave the task in, the string \"cancelled\".",
+                hint="Return \"cancelled\" once you have sent tasks/cancel, or the status the task ended with "
+                     "(task[\"status\"]) when it ends before the deadline.")
+
+
+def _silence_problem(wire, written, task_id, mark):
+    """A stretch before the cancel with no poll, longer than the pollIntervalMs last read and a busy machine's delay."""
+    cancel_at = next(at for at, frame, _ in written if frame.get("method") == "tasks/cancel")
+    # Each moment with the pollIntervalMs the learner had read then: the handle's before the first poll.
+    moments = [(mark, SCORE_POLL_MS)] + [
+        (at, wire.served.get(frame.get("id"), SCORE_POLL_MS)) for at, frame, _ in written
+        if frame.get("method") == "tasks/get" and _object(frame.get("params")).get("taskId") == task_id
+        and at < cancel_at]
+    moments.append((cancel_at, None))
     polls = len(moments) - 2
     said = "without a single tasks/get" if polls == 0 else f"with {polls} tasks/get"
-    return dict(problem=f"stop_at_deadline waited {longest:.1f} s between two requests, {said} before it cancelled; "
-                        f"the task asked for a poll every {SCORE_POLL_S * 1000:.0f} ms.",
-                hint="Keep polling at pollIntervalMs until the deadline: the task may end, fail or ask for input "
-                     "while you wait, and only a poll shows it.")
+    for (before, asked_ms), (after, _) in zip(moments, moments[1:]):
+        if after - before > asked_ms / 1000 + SILENCE_SLACK_S:
+            return dict(problem=f"stop_at_deadline waited {after - before:.1f} s between two requests, {said} before "
+                                f"it cancelled; the task asked for a poll every {asked_ms} ms.",
+                        hint="Keep polling at pollIntervalMs until the deadline: the task may end, fail or ask for "
+                             "input while you wait, and only a poll shows it.")
+    return None
 
 
 def _rejected(wire, method):
@@ -551,7 +686,8 @@ def check_restart(start_and_save, resume):
             if started.not_done:
                 not_done("start_and_save still raises NotImplementedError.")
                 return
-            problem = _start_problem(worker, since(worker, mark), night, started)
+            problem = (_start_problem(worker, since(worker, mark), night, started)
+                       or closed_problem(worker, "start_and_save"))
             if problem:
                 failed(problem.pop("problem"), **problem)
                 return
@@ -569,10 +705,13 @@ def check_restart(start_and_save, resume):
                        hint="A client that restarts has nothing but what it saved: write the taskId from the "
                             "CreateTaskResult to the file (as text or JSON).")
                 return
-        # The client restarts: another lab process on the same folder; the worker lab keeps running.
+        # The client restarts: another lab process on the same folder, which asks for another pace from its first
+        # reply on; the worker lab keeps running.
+        fresh.raised_poll_ms, fresh.raise_after = RAISED_SCORE_POLL_MS, 0
         mark = time.monotonic()
         resumed = attempt(resume, fresh, paths["P07"], guard=GUARD_S)
         written = since(fresh, mark)
+        closed = closed_problem(fresh, "resume")  # now: leaving lab_pair closes it anyway
         final = finish(worker, ids["P07"])
     if resumed.not_done:
         not_done("resume still raises NotImplementedError.")
@@ -588,6 +727,9 @@ def check_restart(start_and_save, resume):
         if problem:
             failed(_in_resume(problem.pop("problem")), **problem)
             return
+    if closed:
+        failed(closed.pop("problem"), **closed)
+        return
     if resumed.hung:
         failed(f"resume was still running after {GUARD_S} seconds.",
                hint="Stop polling at a terminal status: completed, failed or cancelled.")

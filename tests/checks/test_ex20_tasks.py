@@ -97,6 +97,99 @@ def test_polling_at_the_first_replys_pace(verdict):
     assert "the task asked for 900 ms" in out and "kept the old pace" in out and "read from the latest" in out, out
 
 
+def passing_to_answer(given):
+    """A follow_task right but for what it passes to answer as the request: given(key, entry, task)."""
+    def follow_task(wire, task_id, answer):
+        answered = set()
+        while True:
+            task = task_request(wire, "tasks/get", {"taskId": task_id}).result
+            if task["status"] in ("completed", "failed", "cancelled"):
+                return task
+            fresh = {k: r for k, r in task.get("inputRequests", {}).items() if k not in answered}
+            if fresh:
+                task_request(wire, "tasks/update", {"taskId": task_id, "inputResponses": {
+                    k: answer(k, given(k, r, task)) for k, r in fresh.items()}})
+                answered.update(fresh)
+            time.sleep(task["pollIntervalMs"] / 1000)
+    return follow_task
+
+
+@pytest.mark.parametrize("given, said", [
+    # A fresh reader's run: the params passed, which an answer function reading request["params"] cannot use.
+    (lambda key, entry, task: entry["params"], 'with request["params"], the params alone as the request'),
+    (lambda key, entry, task: None, "with None as the request"),
+    (lambda key, entry, task: task["inputRequests"], "with the whole inputRequests object as the request"),
+    (lambda key, entry, task: task, "with the whole tasks/get result as the request"),
+    (lambda key, entry, task: entry["params"]["message"], "with 'Epoch 7 of night P07"),
+])
+def test_follow_passing_another_request_to_answer(verdict, given, said):
+    out = verdict(checks.check_follow, passing_to_answer(given))
+    assert out.startswith("✗ follow_task called answer('epoch-7', request) " + said), out
+    assert "Pass task[\"inputRequests\"][key] unchanged" in out, out
+
+
+def test_follow_passing_key_and_request_swapped(verdict):
+    def swapped(wire, task_id, answer):
+        return follower()(wire, task_id, lambda key, request: answer(request, key))
+    out = verdict(checks.check_follow, swapped)
+    assert out.startswith("✗ follow_task called answer with {'method': 'elicitation/create'"), out
+    assert "as the key; no inputRequests held it" in out
+
+
+def one_key_a_round(pick):
+    """A follow_task that answers one key per poll: pick(inputRequests, answered) chooses it, or None."""
+    def follow_task(wire, task_id, answer):
+        answered = set()
+        while True:
+            task = task_request(wire, "tasks/get", {"taskId": task_id}).result
+            if task["status"] in ("completed", "failed", "cancelled"):
+                return task
+            key = pick(task.get("inputRequests", {}), answered)
+            if key is not None:
+                task_request(wire, "tasks/update", {"taskId": task_id, "inputResponses": {
+                    key: answer(key, task["inputRequests"][key])}})
+                answered.add(key)
+            time.sleep(task["pollIntervalMs"] / 1000)
+    return follow_task
+
+
+def only_the_first_key(asked, answered):
+    """A fresh reader's run: next(iter(inputRequests)), passed while the lab never had two questions open."""
+    key = next(iter(asked), None)
+    return None if key in answered else key
+
+
+def the_first_key_not_answered(asked, answered):
+    return next((key for key in asked if key not in answered), None)
+
+
+@pytest.mark.parametrize("pick", [only_the_first_key, the_first_key_not_answered])
+def test_follow_answering_one_question_a_poll(verdict, pick):
+    out = verdict(checks.check_follow, one_key_a_round(pick))
+    assert out.startswith("✗ A tasks/get result showed 2 questions you had not answered, 'epoch-7' and 'epoch-8'; "
+                          "before your next poll you answered only 'epoch-7'."), out
+    assert "not only the first" in out
+
+
+def follow_one_update_per_key(wire, task_id, answer):
+    """Written differently: answer called by keyword, a tasks/update for each key, all before the next poll."""
+    answered = []
+    task = tasks.get(wire, task_id).result
+    while task["status"] not in ("completed", "failed", "cancelled"):
+        for key in task.get("inputRequests", {}):
+            if key not in answered:
+                response = answer(key=key, request=task["inputRequests"][key])
+                tasks.update(wire, task_id, {key: response})
+                answered.append(key)
+        time.sleep(task["pollIntervalMs"] / 1000)
+        task = tasks.get(wire, task_id).result
+    return task
+
+
+def test_follow_right_with_one_update_per_key(verdict):
+    assert verdict(checks.check_follow, follow_one_update_per_key).startswith("✓ follow_task drove review_night")
+
+
 def test_follow_stub(verdict):
     assert verdict(checks.check_follow, stub).startswith("not done yet")
 
@@ -253,19 +346,23 @@ def deadline_right(wire, task_id, deadline_s):
 
 
 def deadline_after_the_sleep(wire, task_id, deadline_s):
-    """Written differently: wall-clock time, and the deadline tested after each sleep."""
+    """Written differently: wall-clock time, the deadline tested after each sleep, the status kept in a variable."""
     start = time.time()
-    while True:
+    status = "working"
+    while status == "working":
         task = task_request(wire, "tasks/get", {"taskId": task_id}).result
         time.sleep(task["pollIntervalMs"] / 1000)
-        if time.time() - start >= deadline_s:
+        status = task["status"]
+        if status == "working" and time.time() - start >= deadline_s:
             task_request(wire, "tasks/cancel", {"taskId": task_id})
-            return
+            status = "cancelled"
+    return status
 
 
 @pytest.mark.parametrize("stop", [deadline_right, deadline_after_the_sleep])
 def test_deadline_right(verdict, stop):
-    assert verdict(checks.check_deadline, stop).startswith("✓ stop_at_deadline polled at pollIntervalMs")
+    assert verdict(checks.check_deadline, stop).startswith("✓ stop_at_deadline polled at the pollIntervalMs of the "
+                                                           "latest reply")
 
 
 def deadline_with_the_helpers(wire, task_id, deadline_s):
@@ -275,8 +372,9 @@ def deadline_with_the_helpers(wire, task_id, deadline_s):
         left_s = deadline_s - (time.perf_counter() - started)
         if left_s < task["pollIntervalMs"] / 1000:
             tasks.cancel(wire, task_id)
-            break
+            return "cancelled"
         time.sleep(task["pollIntervalMs"] / 1000)
+    return task["status"]
 
 
 def test_deadline_right_with_the_helpers(verdict):
@@ -293,10 +391,83 @@ def deadline_at_the_first_poll_past_it(wire, task_id, deadline_s):
         time.sleep(task["pollIntervalMs"] / 1000)
     if task["status"] == "working":
         tasks.cancel(wire, task_id)
+        task["status"] = "cancelled"
+    return task["status"]
 
 
 def test_deadline_cancelled_at_the_first_poll_past_it(verdict):
     assert verdict(checks.check_deadline, deadline_at_the_first_poll_past_it).startswith("✓ stop_at_deadline polled")
+
+
+def deadline_then_follow(wire, task_id, deadline_s):
+    """Written differently: after the cancel it follows the task to cancelled and returns that status."""
+    ends_at = time.monotonic() + deadline_s
+    cancelled = False
+    while True:
+        task = tasks.get(wire, task_id).result
+        if task["status"] in ("completed", "failed", "cancelled"):
+            return task["status"]
+        if not cancelled and time.monotonic() + task["pollIntervalMs"] / 1000 > ends_at:
+            tasks.cancel(wire, task_id)
+            cancelled = True
+        time.sleep(task["pollIntervalMs"] / 1000)
+
+
+def test_deadline_right_following_the_cancel(verdict):
+    assert verdict(checks.check_deadline, deadline_then_follow).startswith("✓ stop_at_deadline polled")
+
+
+def returning(value):
+    """The reference stop_at_deadline, but it returns value(cancel reply, last task) once it has cancelled."""
+    def stop_at_deadline(wire, task_id, deadline_s):
+        ends_at = time.monotonic() + deadline_s
+        while True:
+            task = task_request(wire, "tasks/get", {"taskId": task_id}).result
+            if time.monotonic() + task["pollIntervalMs"] / 1000 > ends_at:
+                return value(task_request(wire, "tasks/cancel", {"taskId": task_id}), task)
+            time.sleep(task["pollIntervalMs"] / 1000)
+    return stop_at_deadline
+
+
+@pytest.mark.parametrize("value, said", [
+    # A fresh reader's run: the task text did not say what to return, and nothing was returned.
+    (lambda reply, task: None, "returned None"),
+    (lambda reply, task: task, "returned the task dict (status 'working')"),
+    (lambda reply, task: reply, "returned a Reply object"),
+    (lambda reply, task: reply.result, "returned {'resultType': 'complete', '_meta'"),
+    (lambda reply, task: task["status"], "returned 'working'"),
+])
+def test_deadline_returning_something_else(verdict, value, said):
+    out = verdict(checks.check_deadline, returning(value))
+    assert out.startswith(f"✗ stop_at_deadline cancelled the task, then {said}"), out
+    assert "the task asks for the status you leave the task in, the string \"cancelled\"." in out
+
+
+def test_deadline_at_a_fixed_pace(verdict):
+    # A fresh reader's run: time.sleep(1) passed "polled at pollIntervalMs" while the lab kept score_night at 1000 ms.
+    def one_second(wire, task_id, deadline_s):
+        ends_at = time.monotonic() + deadline_s
+        while True:
+            task_request(wire, "tasks/get", {"taskId": task_id})
+            if time.monotonic() + 1 > ends_at:
+                task_request(wire, "tasks/cancel", {"taskId": task_id})
+                return "cancelled"
+            time.sleep(1)
+    out = verdict(checks.check_deadline, one_second)
+    assert "the task asked for 1500 ms (pollIntervalMs). Its previous replies asked for 1000 ms" in out, out
+
+
+def test_deadline_at_the_first_replys_pace(verdict):
+    def read_once(wire, task_id, deadline_s):
+        ends_at = time.monotonic() + deadline_s
+        wait_s = task_request(wire, "tasks/get", {"taskId": task_id}).result["pollIntervalMs"] / 1000
+        while time.monotonic() + wait_s <= ends_at:
+            time.sleep(wait_s)
+            task_request(wire, "tasks/get", {"taskId": task_id})
+        task_request(wire, "tasks/cancel", {"taskId": task_id})
+        return "cancelled"
+    out = verdict(checks.check_deadline, read_once)
+    assert "the task asked for 1500 ms" in out and "kept the old pace" in out, out
 
 
 def test_deadline_polled_past(verdict):
@@ -340,7 +511,7 @@ def test_deadline_cancel_without_mcp_name_over_http(verdict):
             task = task_request(wire, "tasks/get", {"taskId": task_id}).result
             if time.monotonic() + task["pollIntervalMs"] / 1000 > ends_at:
                 wire.request("tasks/cancel", {"taskId": task_id}, meta=TASKS)
-                return
+                return "cancelled"
             time.sleep(task["pollIntervalMs"] / 1000)
     out = verdict(checks.check_deadline, cancel_bare)
     assert "Your tasks/cancel over HTTP went without Mcp-Name" in out
@@ -349,8 +520,11 @@ def test_deadline_cancel_without_mcp_name_over_http(verdict):
 def test_deadline_cancel_naming_the_task_id(verdict):
     def cancel_by_id(wire, task_id, deadline_s):
         ends_at = time.monotonic() + deadline_s
-        while time.monotonic() + task_request(wire, "tasks/get", {"taskId": task_id}).result["pollIntervalMs"] / 1000 < ends_at:
-            time.sleep(1)
+        while True:
+            wait_s = task_request(wire, "tasks/get", {"taskId": task_id}).result["pollIntervalMs"] / 1000
+            if time.monotonic() + wait_s > ends_at:
+                break
+            time.sleep(wait_s)
         wire.request("tasks/cancel", {"id": task_id}, meta=TASKS)
     out = verdict(checks.check_deadline, cancel_by_id)
     assert "The task ended completed, not cancelled: the lab answered your tasks/cancel with error -32602" in out
@@ -491,7 +665,36 @@ def test_resume_that_never_sleeps(verdict):
             if task["status"] in ("completed", "failed", "cancelled"):
                 return task
     out = verdict(checks.check_restart, start_and_save_json, busy)
-    assert out.startswith("✗ resume polled ") and "the task asked for 1000 ms (pollIntervalMs)" in out
+    assert out.startswith("✗ resume polled ") and "the task asked for 1500 ms (pollIntervalMs)" in out
+
+
+def test_resume_at_a_fixed_pace(verdict):
+    # A fresh reader's run: time.sleep(1) passed while every lab kept score_night at 1000 ms.
+    def one_second(wire, path):
+        task_id = json.loads(Path(path).read_text())["taskId"]
+        while (task := task_request(wire, "tasks/get", {"taskId": task_id}).result)["status"] == "working":
+            time.sleep(1)
+        return task
+    out = verdict(checks.check_restart, start_and_save_json, one_second)
+    assert out.startswith("✗ resume polled ") and "the task asked for 1500 ms (pollIntervalMs)" in out, out
+
+
+def test_start_and_save_that_closes_the_wire(verdict):
+    # A fresh reader's run: the check itself raised ServerExited on its own tasks/get.
+    def closes(wire, night, path):
+        start_and_save_json(wire, night, path)
+        wire.close()
+    out = verdict(checks.check_restart, closes, resume_json)
+    assert out.startswith("✗ start_and_save closed the wire it was given.") and "Leave the wire open" in out, out
+
+
+def test_resume_that_closes_the_wire(verdict):
+    def closes(wire, path):
+        task = resume_json(wire, path)
+        wire.close()
+        return task
+    out = verdict(checks.check_restart, start_and_save_json, closes)
+    assert out.startswith("✗ resume closed the wire it was given."), out
 
 
 def test_saving_the_id_only_once_the_task_ended(verdict):
