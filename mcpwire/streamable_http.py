@@ -32,6 +32,7 @@ class HttpWire:
         self.notifications = []
         self.tools = {}  # tool definitions seen in tools/list replies, by name (for Mcp-Param-* headers)
         self.stdout_lines, self.stderr_lines = [], []
+        self.command = None  # the lab server's command when labserver() started it
         self.session_id = None  # legacy 2025-11-25 sessions only
         self.default_version = frames.PROTOCOL_VERSION
         self._next_id = 1
@@ -58,6 +59,7 @@ class HttpWire:
                 code = process.stop(server, 0.5, eof_first=False)
                 raise ServerExited(f"the lab server did not print its URL (exit code {code})", code, stderr_lines[-5:])
         wire = cls(stdout_lines[0].strip(), timeout=timeout, auth=auth)
+        wire.command = command  # what started the server, as StdioWire keeps it (a wire to a URL has None)
         wire.stdout_lines, wire.stderr_lines = stdout_lines, stderr_lines
         wire._process = server
         wire._finalizer = process.reap_on_collect(wire, server)

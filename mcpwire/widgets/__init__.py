@@ -12,7 +12,8 @@ In a lesson::
     ConsentPrompt("delete_note", {"note_id": "welcome"}, wire, on_decision=print)
 
 A composer whose wire is closed by the time Send is pressed (Run All ran the lesson's
-last cell, which closes its servers) starts a lab server of its own and says so.
+last cell, which closes its servers) starts that server again (the same command; a lab gets fresh sample notes)
+and says so.
 
 Displayed, each stores a short text/plain line with nothing volatile in it
 (e.g. `FrameComposer(stdio, tools/list)`), so nbval can compare that cell.

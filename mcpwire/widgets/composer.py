@@ -32,6 +32,33 @@ def _start(transport):
     raise ValueError(f"transport must be 'stdio' or 'http', not {transport!r}")
 
 
+def _started_again(closed):
+    """A server like the one behind a closed wire: its own command again, a lab with a fresh copy of the sample notes.
+
+    Not the same notes folder: the lesson that made it may have removed it.
+    """
+    command = getattr(closed, "command", None)
+    if not command:
+        return _start(closed.transport)
+    fresh = _without_notes_folder(command)
+    if closed.transport == "http":
+        given = fresh[fresh.index("--until-stdin-closes") + 1:]  # what labserver() adds stays its own
+        return HttpWire.labserver(*given)
+    return StdioWire(fresh)
+
+
+def _without_notes_folder(command):
+    kept, skip = [], False
+    for arg in command:
+        if skip:
+            skip = False
+        elif arg == "--notes":
+            skip = True
+        elif not arg.startswith("--notes="):
+            kept.append(arg)
+    return kept
+
+
 def _header_lines(headers):
     return "\n".join(f"{name}: {value}" for name, value in headers.items())
 
@@ -219,18 +246,19 @@ class FrameComposer(widgets.VBox):
             self.send_button.disabled = False
 
     def _restart_if_closed(self):
-        """After Run All, a Try-it composer's wire was closed by the lesson's last cell: start a lab server of our own.
+        """After Run All, a Try-it composer's wire was closed by the lesson's last cell: start that server again.
 
-        Not the same server started again: its notes folder may be gone by then.
+        The same command (a lab keeps its --auth, --apps or --tasks, a reference server stays itself), so the
+        lesson's question still applies; a lab gets a fresh copy of the sample notes.
         """
         if not self.wire.closed:
             return None
-        closed, self.wire = self.wire, _start(self.wire.transport)
+        closed, self.wire = self.wire, _started_again(self.wire)
         if self._owns_wire:
             closed.close()
         self._owns_wire = self._starting = True
         return (f"The wire this composer was given is closed (a lesson's last cell closes its servers), so it started "
-                f"a lab server of its own over {closed.transport}, with a fresh copy of the sample notes; that server "
+                f"that server again over {closed.transport} as one of its own (a lab with a fresh copy of the sample notes); that server "
                 "stops when the composer closes. What the old server held (notes you wrote, a legacy session) is not there.")
 
     def _remember(self, outcome, mode):

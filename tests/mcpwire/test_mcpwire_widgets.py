@@ -6,6 +6,7 @@ Every send goes to the real lab server, over stdio and over Streamable HTTP.
 import html
 import json
 import re
+import shutil
 import socket
 import sys
 import threading
@@ -358,16 +359,20 @@ def test_a_composer_started_for_you_stops_its_server_on_close():
 
 
 @pytest.mark.parametrize("start", [StdioWire.labserver, HttpWire.labserver], ids=["stdio", "http"])
-def test_after_run_all_a_try_it_composer_on_a_closed_wire_starts_its_own_server(start):
-    lesson_wire = start()
+def test_after_run_all_a_try_it_composer_on_a_closed_wire_starts_that_server_again(start, tmp_path):
+    notes = tmp_path / "notes"
+    lesson_wire = start("--apps", "--notes", str(notes))  # a lab with a flag the lesson's question depends on
     composer = FrameComposer(lesson_wire, frame=frames.request("tools/list", id=10))
     lesson_wire.close()  # what a lesson's last cell does
+    shutil.rmtree(notes)  # and the lesson's notes folder may be gone by then
     try:
         outcome = send(composer)
         assert outcome.reply.ok and outcome.reply.id == 10
-        assert "started a lab server of its own" in visible_text(composer.reply_view.value)
+        assert "started that server again" in visible_text(composer.reply_view.value)
+        assert "show_hypnogram" in [tool["name"] for tool in outcome.reply.result["tools"]]  # --apps kept
         assert composer.wire is not lesson_wire and not composer.wire.closed
-        assert send(composer).reply.ok and "of its own" not in visible_text(composer.reply_view.value)  # once
+        assert "--apps" in composer.wire.command and str(notes) not in composer.wire.command
+        assert send(composer).reply.ok and "started that server again" not in visible_text(composer.reply_view.value)  # once
     finally:
         composer.close()
     assert composer.wire.closed  # the server it started stops with it
