@@ -42,7 +42,7 @@ INVALID = (-32600,)
 
 # (what the case is, message, initialized, expected): None = go on, REFUSE = an error object with a code a host may
 # refuse with (see _refusal_code_problem), EITHER = go on or refuse with such a code (but never raise), a tuple = an
-# error with one of those codes.
+# error with one of those codes (None in it: or go on).
 GATE_CASES = [
     ("ui/initialize before initialized", INITIALIZE, False, None),
     ("ping before initialized", {"jsonrpc": "2.0", "id": 2, "method": "ping"}, False, None),
@@ -69,6 +69,10 @@ GATE_CASES = [
     ("the View's answer to the host's ui/resource-teardown", {"jsonrpc": "2.0", "id": 1, "result": {}}, True, None),
     ("the View's error answer to a host's request",
      {"jsonrpc": "2.0", "id": 2, "error": {"code": -32601, "message": "Method not found"}}, True, None),
+    ("the View's error answer with an application code",
+     {"jsonrpc": "2.0", "id": "host-2", "error": {"code": 4003, "message": "the View declines"}}, True, None),
+    ("a ping with a member MCP does not define", {"jsonrpc": "2.0", "id": 2, "method": "ping", "x-trace": "abc"},
+     True, None),
     ("a message that is not an object", "tools/call", True, INVALID),
     ("a message without jsonrpc", {"id": 6, "method": "ping"}, True, INVALID),
     ("jsonrpc 1.0", {"jsonrpc": "1.0", "id": 6, "method": "ping"}, True, INVALID),
@@ -78,6 +82,9 @@ GATE_CASES = [
     ("an id that is 1.5", {"jsonrpc": "2.0", "id": 1.5, "method": "ping"}, True, INVALID),
     ("params that are a list", {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": ["epoch_detail"]}, True,
      (-32600, -32602)),
+    ("params that are a string", {"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": VIEW_URI}, True,
+     (-32600, -32602)),
+    ("params that are null", {"jsonrpc": "2.0", "id": 3, "method": "ping", "params": None}, True, (-32600, -32602)),
     ("a method that is not a string", {"jsonrpc": "2.0", "id": 8, "method": 42}, True, INVALID),
     ("a response with both result and error",
      {"jsonrpc": "2.0", "id": 1, "result": {}, "error": {"code": -32603, "message": "oops"}}, True, INVALID),
@@ -89,13 +96,26 @@ GATE_CASES = [
      True, INVALID),
     ("an error answer whose code is true", {"jsonrpc": "2.0", "id": 1, "error": {"code": True, "message": "x"}}, True,
      INVALID),
+    ("an error answer whose code is -32603.5",
+     {"jsonrpc": "2.0", "id": 1, "error": {"code": -32603.5, "message": "x"}}, True, INVALID),
     ("an error answer whose error has no message", {"jsonrpc": "2.0", "id": 1, "error": {"code": -32603}}, True,
      INVALID),
     ("a ping that carries a result too", {"jsonrpc": "2.0", "id": 1, "method": "ping", "result": {}}, True, INVALID),
     ("a tools/call that carries an error too",
      {**call("epoch_detail"), "error": {"code": -32603, "message": "oops"}}, True, INVALID),
+    ("a notification without jsonrpc", {"method": "ui/notifications/initialized"}, True, INVALID),
+    ("a notification that carries a result", {"jsonrpc": "2.0", "method": "ui/notifications/initialized", "result": {}},
+     True, INVALID),
     ("a result answer with a null id", {"jsonrpc": "2.0", "id": None, "result": {}}, True, INVALID),
+    ("a result answer without an id", {"jsonrpc": "2.0", "result": {}}, True, INVALID),
+    ("an error answer without an id", {"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}}, True,
+     (None, -32600)),
     ("a batch (a list of messages)", [{"jsonrpc": "2.0", "id": 11, "method": "ping"}], True, INVALID),
+    # Last, so that a gate which checks nothing is told what it misses before it is told about the order.
+    ("a tools/call with params that are a list before initialized",
+     {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": ["epoch_detail"]}, False, (-32600, -32602)),
+    ("a tools/call that carries a result too before initialized", {**call("epoch_detail"), "result": {}}, False,
+     INVALID),
 ]
 NOT_INITIALIZED = ("the kit's rule (lesson 21): the host refuses every request but ui/initialize and ping until "
                    "ui/notifications/initialized has come")
@@ -104,8 +124,8 @@ A_FALSY_ID = ("an id of 0 or \"\" is still an id: a message is a request when \"
 GATE_HINTS = {
     "ui/initialize before initialized": "before initialized the View may still initialize itself (and ping): that is how it gets there",
     "ping before initialized": "ping is allowed at any time",
-    "a size-changed notification before initialized": "a notification is never answered, so it is never refused: "
-                                                       "return None and, at most, ignore it",
+    "a size-changed notification before initialized": "a valid notification is never answered, so it is never "
+                                                       "refused: return None and, at most, ignore it",
     "the View's answer to a host's ping before initialized": "a response is never refused, initialized or not: it "
                                                              "has no method and answers the host's own request",
     "a tools/call before initialized": NOT_INITIALIZED,
@@ -117,6 +137,8 @@ GATE_HINTS = {
                                                                "method: 'initialize' is inside the text 'ui/initialize' "
                                                                "but is another method",
     "a ui/open-link with id \"\" before initialized": A_FALSY_ID,
+    "a tools/call of an app-only tool": "\"app\" in the visibility means the View may call the tool: refuse only "
+                                        "when \"app\" is missing",
     "a tools/call of a tool visible to model and app": "refuse only when \"app\" is missing from the visibility; "
                                                        "\"model\" beside it changes nothing",
     "a tools/call of a model-only tool": "read the tool's _meta.ui.visibility: a View may call only tools whose "
@@ -132,11 +154,30 @@ GATE_HINTS = {
     "a tools/call of a tool with no _meta.ui at all": "no _meta.ui means the default visibility, [\"model\", \"app\"]",
     "the View's answer to the host's ui/resource-teardown": "a response has no method; it answers the host's own request",
     "the View's error answer to a host's request": "a response carries result or error; both are answers, never refused",
+    "the View's error answer with an application code": "an error answer's code is any integer: codes outside "
+                                                        "-32768…-32000, like 4003, are the application's own; the "
+                                                        "range limits only the refusals your host sends",
+    "a ping with a member MCP does not define": "MCP's schema does not forbid other members: check the members you "
+                                                "know and let the rest be",
+}
+# Why a message the gate called an Invalid Request (-32600) is valid, where one rule alone does not say it.
+VALID_HINTS = {
+    "the View's answer to a host's ping before initialized": "this response is valid: its id \"host-1\" is a string "
+                                                             "(an id is a string or an integer) and its result {} is "
+                                                             "a result (test \"result\" in message, not its truth)",
+    "the View's answer to the host's ui/resource-teardown": "this response is valid: its result {} is a result (test "
+                                                            "\"result\" in message, not its truth)",
 }
 MALFORMED_HINT = "JSON-RPC 2.0 calls a message that is not a valid Request an Invalid Request: -32600"
 ERROR_OBJECT = "an error is an object with an integer code and a string message; anything else is not an answer"
 MIXED = ("a message with a method is a request or a notification, and JSON-RPC gives neither a result nor an "
          "error; one with both could be read as a request and as a response, so refuse it")
+PARAMS_OBJECT = ("when \"params\" is in the message it must be an object (JSON-RPC allows a list too, MCP does not): "
+                 "a string or null is neither; test \"params\" in message, not whether its value is None")
+NOTIFICATION_CHECKED = ("a notification is a request without an id, under the same rules: jsonrpc \"2.0\", a string "
+                        "method, params an object, no result or error; check them before you let it go on")
+CHECK_FIRST = ("check the message before the kit's rule: a malformed message is an Invalid Request whether the View "
+               "has initialized or not; -32000 would say only \"not yet\"")
 MALFORMED_MORE = {
     "an id that is true (a bool, not an integer)": "an id is a string or an integer, and Python's True is an int",
     "an id that is null": "JSON-RPC 2.0 allows a null id; MCP does not: an id is a string or an integer",
@@ -157,6 +198,17 @@ MALFORMED_MORE = {
                                       "integer, never null",
     "a batch (a list of messages)": "MCP sends one message at a time (it dropped JSON-RPC batches): a list is not a "
                                     "message",
+    "params that are a string": PARAMS_OBJECT,
+    "params that are null": PARAMS_OBJECT,
+    "a notification without jsonrpc": NOTIFICATION_CHECKED,
+    "a notification that carries a result": f"{NOTIFICATION_CHECKED}; {MIXED}",
+    "an error answer whose code is -32603.5": f"{ERROR_OBJECT}; -32603.5 is a float, not an integer",
+    "a result answer without an id": "a result answers one request, so it carries that request's id (only an error "
+                                     "answer may leave it out, when it could not read the id)",
+    "an error answer without an id": "MCP lets an error answer leave out an id it could not read, so you may let it "
+                                     "go on; refused, it is an Invalid Request",
+    "a tools/call with params that are a list before initialized": CHECK_FIRST,
+    "a tools/call that carries a result too before initialized": CHECK_FIRST,
 }
 UNTRUSTED_HINT = ("a View is untrusted: every member may be missing or of the wrong type, and a tool name may be one "
                   "the server does not have; read with isinstance and .get, never assume")
@@ -227,9 +279,9 @@ def _refusal_code_problem(case, code):
 def _gate_problem(case, answer, expected):
     """(what is wrong, the hint) for the gate's answer to one case, or None if it is right."""
     if expected is None:
-        return None if answer is None else (f"refused {case} with {shown(answer)}", GATE_HINTS.get(case))
+        return None if answer is None else _valid_message_problem(case, answer)
     if answer is None:
-        if expected == EITHER:
+        if expected == EITHER or (isinstance(expected, tuple) and None in expected):
             return None
         hint = MALFORMED_HINT if isinstance(expected, tuple) else GATE_HINTS.get(case)
         return f"let {case} through (returned None)", hint
@@ -240,10 +292,24 @@ def _gate_problem(case, answer, expected):
     if isinstance(expected, tuple):
         if answer["code"] in expected:
             return None
-        wanted = " or ".join(str(code) for code in expected)
+        wanted = " or ".join(str(code) for code in expected if code is not None)
         return f"refused {case} with code {answer['code']}, not {wanted}", MALFORMED_HINT
     why = _refusal_code_problem(case, answer["code"])
-    return (f"refused {case} with code {answer['code']}, which is {why}", CODE_HINT) if why else None
+    if not why:
+        return None
+    falsy_id = answer["code"] == -32600 and GATE_HINTS.get(case) == A_FALSY_ID
+    return f"refused {case} with code {answer['code']}, which is {why}", A_FALSY_ID if falsy_id else CODE_HINT
+
+
+def _valid_message_problem(case, answer):
+    """(what is wrong, the hint) for a gate that did not return None to a message the host must go on with."""
+    if _shape_problem(answer):
+        return (f"answered {case} with {shown(answer)}, which is neither None (go on) nor an error object",
+                "return None to let the host go on: None is the only answer that means yes")
+    if answer["code"] == -32600:
+        return (f"refused {case} with code -32600 (Invalid Request), but this message is valid",
+                VALID_HINTS.get(case) or GATE_HINTS.get(case))
+    return f"refused {case} with {shown(answer)}", GATE_HINTS.get(case)
 
 
 def check_view_gate(view_gate):
@@ -275,6 +341,7 @@ def check_view_gate(view_gate):
 # (declared _meta.ui.csp, url, why the View may not connect; None when it may)
 CONNECT_DOMAINS = {"connectDomains": ["https://api.example.com"]}
 LIVE = {"connectDomains": ["wss://live.example.com:8443"]}
+WSS_ONLY = {"connectDomains": ["wss://live.example.com"]}
 CONNECT_CASES = [
     (None, "https://api.example.com/v1", "no ui.csp at all: the spec's default has connect-src 'none'"),
     ({}, "https://api.example.com/v1", "an empty ui.csp declares no domain"),
@@ -322,7 +389,43 @@ CONNECT_CASES = [
      "the kit's host keeps only https and wss entries: an http one is dropped, so it allows nothing"),
     ({"connectDomains": ["ws://live.example.com:8080"]}, "ws://live.example.com:8080/feed",
      "the kit's host keeps only https and wss entries: a ws one is dropped, so it allows nothing"),
+    ({"connectDomains": ["https://api.example.com https://evil.net"]}, "https://evil.net/",
+     "an entry with a space is dropped whole: in the policy a space would start a second source"),
+    ({"connectDomains": ["https://api.example.com,https://evil.net"]}, "https://evil.net/",
+     "an entry with a ',' is dropped whole, not split into two"),
+    ({"connectDomains": [" https://api.example.com"]}, "https://api.example.com/v1",
+     "an entry with a space is dropped whole, even a space around it: keep the entry as it came, never strip it"),
+    ({"connectDomains": ["api.example.com"]}, "https://api.example.com/v1",
+     "an entry without a scheme is not an https or wss origin: the host drops it, so it allows nothing"),
+    ({"connectDomains": ["wss://live.example.com:*"]}, "wss://live.example.com:9/",
+     "':*' is not a port: the entry is not an origin, so the host drops it"),
+    (WSS_ONLY, "https://live.example.com/",
+     "a browser matches the scheme exactly: a wss entry does not let https in (CSP3's text says it does; Chromium "
+     "does not)"),
+    (WSS_ONLY, "wss://live.example.com:80/", "no port means the scheme's default, and for wss that is 443, not 80"),
+    ({"connectDomains": ["wss://live.example.com:443"]}, "wss://live.example.com/feed", None),
+    ({"connectDomains": ["https://*.example.com"]}, "https://a.example.com:8443/",
+     "the port is part of the origin for a '*.' entry too: no port in the entry means 443"),
+    (CONNECT_DOMAINS, "https://api.example.com:0/", "port 0 is a port, and not 443: test whether the port is None, "
+                                                    "not whether it is truthy"),
+    (CONNECT_DOMAINS, "https://api.example.com./", "for a browser's CSP, a host with a trailing dot is another host: "
+                                                   "compare the host as written, without stripping dots"),
+    (CONNECT_DOMAINS, "HTTPS://api.example.com/v1", None),
+    (CONNECT_DOMAINS, "https://user:secret@api.example.com/v1", None),
+    (CONNECT_DOMAINS, "https://api.exa\tmple.com/v1", None),
+    ({"connectDomains": [None, 443, "https://api.example.com"]}, "https://api.example.com/v1", None),
 ]
+# Why the View may reach a URL that a rule blocked, where "compare origins" alone does not say it.
+ALLOWED_HINTS = {
+    "wss://live.example.com/feed": "an entry's port that is the scheme's default (443 for wss) is the same origin as "
+                                   "no port at all",
+    "HTTPS://api.example.com/v1": "a browser reads the scheme without case too: HTTPS: is https:",
+    "https://user:secret@api.example.com/v1": "a user name and password before '@' are not the host: the host is "
+                                              "api.example.com, so the policy lets it through (fetch refuses such a "
+                                              "URL for its own reasons, XHR does not)",
+    "https://api.exa\tmple.com/v1": "a browser removes tabs and newlines from a URL before it reads it (urlsplit does "
+                                    "the same)",
+}
 URL_HINT = ("split the URL with urllib.parse.urlsplit, after turning each '\\' into '/' as a browser does, and compare "
             "the parts (scheme, host, port; no port means the scheme's default), never the text")
 ENTRY_HINT = ("keep an entry only if the whole of it, lowercased, is https:// or wss://, an optional '*.', a host and "
@@ -332,6 +435,9 @@ ENTRY_HINT = ("keep an entry only if the whole of it, lowercased, is https:// or
 def _raise_hint(csp):
     if not isinstance(csp, dict) or "connectDomains" not in csp:
         return "csp may be None (the resource declared nothing) or lack connectDomains"
+    if not all(isinstance(entry, str) for entry in csp["connectDomains"]):
+        return ("ui.csp comes from the server and is untrusted like the View: an entry may be something other than a "
+                "string; skip it (isinstance(entry, str))")
     return ("the URL is untrusted too: urlsplit raises ValueError for a broken IPv6 host, and .port for a port out of "
             "range; a URL you cannot parse is blocked (return False)")
 
@@ -357,8 +463,9 @@ def check_connect_rule(may_connect):
         if outcome.value is not expected:
             if expected:
                 failed(f"may_connect({url!r}, {csp!r}) returned False: the View may reach it",
-                       hint="compare origins: scheme, host and port (no port means the scheme's default; hosts "
-                            "compare without case); '*.' in front of a host matches its subdomains",
+                       hint=ALLOWED_HINTS.get(url, "compare origins: scheme, host and port (no port means the "
+                                                   "scheme's default; hosts compare without case); '*.' in front of "
+                                                   "a host matches its subdomains"),
                        more=URL_HINT)
             else:
                 failed(f"may_connect({url!r}, {csp!r}) returned True: the host must block it",

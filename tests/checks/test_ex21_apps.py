@@ -147,13 +147,21 @@ def gate_that_does_not_know_mcps_initialize(message, initialized, tools):
     return refusal
 
 
+def lets_an_error_answer_without_an_id_go_on(message, initialized, tools):
+    """A right answer that reads MCP's schema, where an error answer's id is optional."""
+    if isinstance(message, dict) and not {"id", "method", "result"} & message.keys() and "error" in message:
+        return gate()({**message, "id": 0}, initialized, tools)
+    return gate()(message, initialized, tools)
+
+
 RIGHT_GATES = [("plain", gate()), ("on mcpwire", gate_on_the_kit), ("match", gate_with_match),
                ("refuses what it cannot look up", gate_that_refuses_what_it_cannot_look_up),
                ("edits what it is given", gate_that_edits_what_it_is_given),
                ("an application code", gate(refusal_code=4003)),
                ("a code just above JSON-RPC's range", gate(refusal_code=-31999)),
                ("a code below JSON-RPC's range", gate(refusal_code=-32769)),
-               ("Method not found for MCP's initialize", gate_that_does_not_know_mcps_initialize)]
+               ("Method not found for MCP's initialize", gate_that_does_not_know_mcps_initialize),
+               ("an error answer without an id goes on", lets_an_error_answer_without_an_id_go_on)]
 
 
 @pytest.mark.parametrize("right", [r for _, r in RIGHT_GATES], ids=[n for n, _ in RIGHT_GATES])
@@ -220,7 +228,7 @@ GATE_WRONG = [
     ("forgets ping", gate(allowed_before=("ui/initialize",)), ["refused ping before initialized"]),
     ("answers notifications", gate(answers_notifications=True), ["refused a size-changed notification", "never answered"]),
     ("reads visibility the wrong way round", gate(refuses=lambda seen: "model" not in seen),
-     ["refused a tools/call of an app-only tool"]),
+     ["refused a tools/call of an app-only tool", "refuse only when \"app\" is missing"]),
     ("treats a missing visibility as model-only", gate(default_visibility=("model",)),
      ["refused a tools/call of a tool with no visibility", "[\"model\", \"app\"]"]),
     ("treats a missing visibility as app-only only for _meta.ui tools", gate(default_visibility=()),
@@ -247,7 +255,9 @@ GATE_WRONG = [
     ("refuses a tool when \"model\" is in its visibility", gate(refuses=lambda seen: "model" in seen),
      ["refused a tools/call of a tool visible to model and app", "refuse only when \"app\" is missing"]),
     ("accepts an id that is a float", gate(id_types=(str, int, float)), ["let an id that is 1.5 through", "a float"]),
-    ("refuses string ids", gate(id_types=(int,)), ["refused the View's answer to a host's ping", "never refused"]),
+    ("refuses string ids", gate(id_types=(int,)), ["refused the View's answer to a host's ping",
+                                                   "with code -32600 (Invalid Request), but this message is valid",
+                                                   "its id \"host-1\" is a string"]),
     ("accepts jsonrpc 2.0 as a number", gate(jsonrpc_as_text=True),
      ["let jsonrpc 2.0 written as a number through", "the string \"2.0\""]),
     ("refuses the View's answers before initialized", refuses_answers_before_initialized,
@@ -309,6 +319,62 @@ GATE_WRONG = [
         and message.get("method") == "tools/call" and message.get("params") == {"name": "delete_everything", "arguments": {}}
         else gate()(message, initialized, tools)),
      ["refused a tools/call of a tool the server does not have with code -32050"]),
+    # found by a second blind learner run: each of these got ✓ or was told the wrong cause
+    ("lets every notification through unchecked", lambda message, initialized, tools: None if (
+        isinstance(message, dict) and "method" in message and "id" not in message) else gate()(
+        message, initialized, tools),
+     ["let a notification without jsonrpc through", "under the same rules", "before you let it go on"]),
+    ("checks jsonrpc only when there is an id", lambda message, initialized, tools: gate()(
+        {**message, "jsonrpc": "2.0"} if isinstance(message, dict) and "id" not in message and "method" in message
+        else message, initialized, tools),
+     ["let a notification without jsonrpc through", "-32600"]),
+    ("checks for an answer only in requests", lambda message, initialized, tools: gate()(
+        {key: value for key, value in message.items() if key not in ("result", "error")}
+        if isinstance(message, dict) and "id" not in message and "method" in message else message, initialized, tools),
+     ["let a notification that carries a result through", "read as a request and as a response"]),
+    ("takes a result without an id", lambda message, initialized, tools: gate()(
+        {"id": 0, **message} if isinstance(message, dict) and "method" not in message else message, initialized, tools),
+     ["let a result answer without an id through", "carries that request's id"]),
+    ("takes params that are a string", lambda message, initialized, tools: gate()(
+        {**message, "params": {}} if isinstance(message, dict) and isinstance(message.get("params"), str) else message,
+        initialized, tools),
+     ["let params that are a string through", "must be an object"]),
+    ("tests params only when not None", lambda message, initialized, tools: gate()(
+        {key: value for key, value in message.items() if not (key == "params" and value is None)}
+        if isinstance(message, dict) else message, initialized, tools),
+     ["let params that are null through", "not whether its value is None"]),
+    ("refuses an error answer whose code is outside JSON-RPC's range", gate(response=lambda m: valid_response(m) and (
+        "result" in m or m["error"]["code"] in range(-32768, -31999))),
+     ["refused the View's error answer with an application code with code -32600 (Invalid Request), but this "
+      "message is valid", "like 4003, are the application's own"]),
+    ("takes a float for an error's code", gate(response=lambda m: ("result" in m) != ("error" in m) and (
+        "result" in m or (isinstance(m["error"], dict) and isinstance(m["error"].get("code"), (int, float))
+                          and not isinstance(m["error"].get("code"), bool)
+                          and isinstance(m["error"].get("message"), str)))),
+     ["let an error answer whose code is -32603.5 through", "a float, not an integer"]),
+    ("applies the kit's rule before the shape check", lambda message, initialized, tools: (
+        {"code": -32000, "message": "not initialized"} if not initialized and isinstance(message, dict)
+        and "id" in message and message.get("method") not in ("ui/initialize", "ping", None)
+        else gate()(message, initialized, tools)),
+     ["refused a tools/call with params that are a list before initialized with code -32000, not -32600 or -32602",
+      "before the kit's rule"]),
+    ("refuses members it does not know", lambda message, initialized, tools: (
+        {"code": -32600, "message": "unknown member"} if isinstance(message, dict)
+        and set(message) - {"jsonrpc", "id", "method", "params", "result", "error"}
+        else gate()(message, initialized, tools)),
+     ["refused a ping with a member MCP does not define with code -32600 (Invalid Request), but this message is valid",
+      "does not forbid other members"]),
+    ("returns False to go on", lambda message, initialized, tools: gate()(message, initialized, tools) or False,
+     ["answered ui/initialize before initialized with False, which is neither None (go on) nor an error object",
+      "return None to let the host go on"]),
+    ("tests a result by its truth", gate(response=lambda m: bool(m.get("result")) != bool(m.get("error"))
+                                         and valid_response(m)),
+     ["refused the View's answer to a host's ping before initialized with code -32600 (Invalid Request)",
+      "its result {} is a result"]),
+    ("calls an id of \"\" or 0 invalid", lambda message, initialized, tools: (
+        {"code": -32600, "message": "empty id"} if isinstance(message, dict) and message.get("id", 1) in ("", 0)
+        and not isinstance(message.get("id"), bool) else gate()(message, initialized, tools)),
+     ["refused a ui/open-link with id \"\" before initialized with code -32600", "test \"id\" in message"]),
 ]
 
 
@@ -380,7 +446,7 @@ def origin_of(text, *, backslash_ends_host=True, default_ports=True):
 
 def is_origin_entry(entry):
     """Whether an entry is an https or wss origin and nothing more, read by urlsplit's parts instead of a pattern."""
-    if any(character in entry for character in ";,'\"\\ ") or "://" not in entry:
+    if not isinstance(entry, str) or any(character in entry for character in ";,'\"\\ ") or "://" not in entry:
         return False
     parts = urlsplit(entry)
     return (parts.scheme in ("https", "wss") and not (parts.path or parts.query or parts.fragment)
@@ -405,16 +471,15 @@ ENTRY = re.compile(r"(https|wss)://(\*\.)?([a-z0-9.-]+)(?::(\d+))?")
 
 
 def connect_by_regex(url, csp, entry_pattern=ENTRY):
-    """A right answer that keeps only entries a regex calls origins and blocks any URL with a backslash or userinfo."""
+    """A right answer that keeps only entries a regex calls origins and blocks any URL with a backslash."""
     if "\\" in url:
         return False
     try:
         target = urlparse(url)
-        wanted = (target.scheme, target.hostname, target.port or {"https": 443, "wss": 443}.get(target.scheme, 80))
+        port = target.port
     except ValueError:
         return False
-    if "@" in target.netloc:
-        return False
+    wanted = (target.scheme, target.hostname, {"https": 443, "wss": 443}.get(target.scheme, 80) if port is None else port)
     for entry in (csp or {}).get("connectDomains", []) if isinstance(csp, dict) else []:
         match = entry_pattern.fullmatch(entry.lower()) if isinstance(entry, str) else None
         if not match:
@@ -473,6 +538,44 @@ def fnmatch_rule(url, csp):
     from fnmatch import fnmatch
     origin = "{0.scheme}://{0.netloc}".format(urlsplit(url))
     return any(fnmatch(origin, entry) for entry in (csp or {}).get("connectDomains", []))
+
+
+def entries_of(csp):
+    return (csp or {}).get("connectDomains") or []
+
+
+def with_entries(change):
+    """The right rule, after each declared connect entry went through `change` (text -> list of texts)."""
+    def may_connect(url, csp):
+        return connect_by_parts(url, {"connectDomains": [
+            part for entry in entries_of(csp) if isinstance(entry, str) for part in change(entry)]})
+    return may_connect
+
+
+def wss_default_port_80(url, csp):
+    def with_80(text):
+        return text.replace(".com/", ".com:80/") if text.startswith("wss://") and ".com/" in text else (
+            f"{text}:80" if text.startswith("wss://") and text.count(":") == 1 else text)
+    return connect_by_parts(with_80(url), {"connectDomains": [with_80(entry) for entry in entries_of(csp)
+                                                              if isinstance(entry, str)]})
+
+
+def wildcard_ignores_the_port(url, csp):
+    if origin_of(url) is None:
+        return False
+    parts = urlsplit(url)
+    wildcards = [entry for entry in entries_of(csp) if isinstance(entry, str) and "://*." in entry]
+    return connect_by_parts(url, csp) or connect_by_parts(parts._replace(netloc=parts.hostname or "").geturl(),
+                                                          {"connectDomains": wildcards})
+
+
+def port_star_means_any_port(url, csp):
+    if origin_of(url) is None:
+        return False
+    parts = urlsplit(url)
+    return connect_by_parts(url, csp) or any(
+        entry.endswith(":*") and urlsplit(entry[:-2])[:2] == (parts.scheme, parts.hostname)
+        for entry in entries_of(csp) if isinstance(entry, str))
 
 
 CONNECT_WRONG = [
@@ -539,6 +642,44 @@ CONNECT_WRONG = [
     ("keeps http and ws entries", lambda url, csp: connect_by_regex(
         url, csp, re.compile(r"(https?|wss?)://(\*\.)?([a-z0-9.-]+)(?::(\d+))?")),
      ["{'connectDomains': ['http://api.example.com']}) returned True", "keeps only https and wss entries"]),
+    # found by a second blind learner run: each of these got ✓
+    ("splits an entry on spaces", with_entries(str.split),
+     ["may_connect('https://evil.net/', {'connectDomains': ['https://api.example.com https://evil.net']}) returned "
+      "True", "a space would start a second source"]),
+    ("splits an entry on ','", with_entries(lambda entry: entry.split(",")),
+     ["{'connectDomains': ['https://api.example.com,https://evil.net']}) returned True", "not split into two"]),
+    ("strips an entry", with_entries(lambda entry: [entry.strip()]),
+     ["{'connectDomains': [' https://api.example.com']}) returned True", "never strip it"]),
+    ("reads an entry without a scheme as https", with_entries(
+        lambda entry: [entry if "://" in entry else f"https://{entry}"]),
+     ["{'connectDomains': ['api.example.com']}) returned True", "an entry without a scheme"]),
+    ("reads ':*' as any port", port_star_means_any_port,
+     ["may_connect('wss://live.example.com:9/', {'connectDomains': ['wss://live.example.com:*']}) returned True",
+      "':*' is not a port"]),
+    ("lets a wss entry reach https (CSP3's scheme-part match)", lambda url, csp: connect_by_parts(url, csp) or (
+        url.startswith("https://") and connect_by_parts("wss://" + url.removeprefix("https://"), csp)),
+     ["may_connect('https://live.example.com/', {'connectDomains': ['wss://live.example.com']}) returned True",
+      "matches the scheme exactly", "CSP3's text"]),
+    ("takes 80 for wss without a port", wss_default_port_80,
+     ["may_connect('wss://live.example.com:80/'", "returned True", "443, not 80"]),
+    ("ignores the port for a '*.' entry", wildcard_ignores_the_port,
+     ["may_connect('https://a.example.com:8443/', {'connectDomains': ['https://*.example.com']}) returned True",
+      "for a '*.' entry too"]),
+    ("takes port 0 for no port (port or 443)", lambda url, csp: connect_by_parts(url.replace(":0/", "/"), csp),
+     ["may_connect('https://api.example.com:0/'", "returned True", "port 0 is a port"]),
+    ("strips a trailing dot from the host", lambda url, csp: origin_of(url) is not None and connect_by_parts(
+        urlsplit(url)._replace(netloc=urlsplit(url).netloc.rstrip(".")).geturl(), csp),
+     ["may_connect('https://api.example.com./'", "returned True", "without stripping dots"]),
+    ("reads every entry as a string", lambda url, csp: connect_by_parts(url, csp, keeps=lambda entry: (
+        "://" in entry and is_origin_entry(entry))),
+     ["{'connectDomains': [None, 443, 'https://api.example.com']}) raised TypeError",
+      "an entry may be something other than a string"]),
+    ("compares the scheme as written", lambda url, csp: connect_by_parts(url, csp) and url.split(":")[0].islower(),
+     ["may_connect('HTTPS://api.example.com/v1'", "returned False", "HTTPS: is https:"]),
+    ("blocks every URL with a user name", lambda url, csp: connect_by_parts(url, csp) and "@" not in url,
+     ["may_connect('https://user:secret@api.example.com/v1'", "returned False", "are not the host"]),
+    ("keeps a tab in the host", lambda url, csp: connect_by_parts(url, csp) and "\t" not in url,
+     ["may_connect('https://api.exa\\tmple.com/v1'", "returned False", "removes tabs and newlines"]),
 ]
 
 
