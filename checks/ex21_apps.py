@@ -432,12 +432,22 @@ ENTRY_HINT = ("keep an entry only if the whole of it, lowercased, is https:// or
               "an optional port (re.fullmatch); urlsplit reads a path, a user or a query and drops them without a word")
 
 
-def _raise_hint(csp):
-    if not isinstance(csp, dict) or "connectDomains" not in csp:
+def _reads_csp_wrongly(error):
+    """Whether an error is what reading a None csp, or one without connectDomains, raises."""
+    return isinstance(error, (AttributeError, KeyError)) or (
+        isinstance(error, TypeError) and any(word in str(error) for word in ("subscriptable", "iterable")))
+
+
+def _raise_hint(csp, error):
+    if (not isinstance(csp, dict) or "connectDomains" not in csp) and _reads_csp_wrongly(error):
         return "csp may be None (the resource declared nothing) or lack connectDomains"
-    if not all(isinstance(entry, str) for entry in csp["connectDomains"]):
+    entries = csp.get("connectDomains") if isinstance(csp, dict) else None
+    if isinstance(entries, list) and not all(isinstance(entry, str) for entry in entries):
         return ("ui.csp comes from the server and is untrusted like the View: an entry may be something other than a "
                 "string; skip it (isinstance(entry, str))")
+    if not isinstance(error, ValueError):
+        return ("the error comes from your own code, not from parsing the URL: urlsplit gives None for a part the URL "
+                "does not write (a port, a host), so test for None before you compare or compute with it")
     return ("the URL is untrusted too: urlsplit raises ValueError for a broken IPv6 host, and .port for a port out of "
             "range; a URL you cannot parse is blocked (return False)")
 
@@ -454,7 +464,7 @@ def check_connect_rule(may_connect):
             not_done("may_connect still raises NotImplementedError")
             return
         if outcome.error is not None:
-            failed(f"may_connect({url!r}, {csp!r}) raised {outcome.error_text}", hint=_raise_hint(csp))
+            failed(f"may_connect({url!r}, {csp!r}) raised {outcome.error_text}", hint=_raise_hint(csp, outcome.error))
             return
         if not isinstance(outcome.value, bool):
             failed(f"may_connect({url!r}, {csp!r}) returned {shown(outcome.value)}, not True or False",

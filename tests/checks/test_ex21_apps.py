@@ -721,6 +721,15 @@ def test_a_rule_that_crashes_on_none_is_told_so(verdict):
     assert "csp may be None" in out
 
 
+def test_a_rule_that_trips_over_a_missing_port_is_not_sent_to_urlsplit(verdict):
+    def compares_none(url, csp):
+        return urlsplit(url).port > 0 and connect_by_parts(url, csp)
+    out = verdict(apps.check_connect_rule, compares_none)
+    assert out.startswith("✗ may_connect('https://api.example.com/v1', None) raised TypeError"), out
+    assert "from your own code" in out and "test for None" in out, out
+    assert "broken IPv6" not in out and "csp may be None" not in out, out
+
+
 def test_a_rule_that_blocks_everything_fails_on_the_declared_origin(verdict):
     out = verdict(apps.check_connect_rule, lambda url, csp: False)
     assert out.startswith("✗ may_connect('https://api.example.com/v1/nights'") and "the View may reach it" in out
