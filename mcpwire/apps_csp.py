@@ -16,7 +16,7 @@ and `http`/`ws` entries, whose traffic is readable on the network and which a br
 """
 
 import re
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 DEFAULT_POLICY = ("default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
                   "img-src 'self' data:; media-src 'self' data:; connect-src 'none'")
@@ -32,6 +32,10 @@ ENCRYPTED_SCHEMES = ("https", "wss")
 # else. Measured in Chromium 156; CSP3's scheme-part match (§6.7.2.9) also lets ws reach http(s) and wss reach
 # https, which Chromium does not.
 SCHEMES_REACHED = {"http": ("http", "https"), "https": ("https",), "ws": ("ws", "wss"), "wss": ("wss",)}
+# WHATWG URL: the characters a host may not hold once its percent escapes are decoded; such a URL does not parse.
+FORBIDDEN_IN_HOST = re.compile(r"[\x00-\x20\x7f#%/:<>?@\[\\\]^|]")
+# WHATWG URL: a browser strips these from both ends of a URL before it reads it.
+C0_CONTROL_OR_SPACE = "".join(chr(code) for code in range(0x21))
 
 
 def refusal(entry):
@@ -155,21 +159,32 @@ def origin(url):
     """(scheme, host, port) of `url` as a browser reads it, or None if a browser could not parse it.
 
     Where Python's urlsplit and a browser's URL parser differ, this follows the browser: in http(s) and ws(s)
-    URLs a backslash ends the host like a slash, the scheme's default port is the port when none is written,
-    and a Unicode host is compared in its ASCII (punycode) form.
+    URLs any run of slashes and backslashes after the scheme's colon (`https:host`, `https:///host`) leads to
+    the host, a backslash ends the host like a slash, the scheme's default port is the port when none is
+    written, a host's percent escapes are decoded (`api%2Eexample.com` is `api.example.com`) and one that then
+    holds a character no host may hold does not parse, and a Unicode host is compared in its ASCII (punycode)
+    form. Not followed: IPv4 addresses written in other forms than four decimals (`127.1`, `0x7f.0.0.1`), and
+    empty labels (`a..example.com`), which this does not parse and Chromium does.
     """
     if not isinstance(url, str):
         return None
+    scheme, colon, rest = url.strip(C0_CONTROL_OR_SPACE).partition(":")
+    if not colon or scheme.lower() not in DEFAULT_PORTS:
+        return None
+    authority_onwards = rest.lstrip("/\\")
     try:
-        parts = urlsplit(url.replace("\\", "/"))
+        parts = urlsplit(f"{scheme}://{authority_onwards}".replace("\\", "/"))
         port, host = parts.port, parts.hostname
     except ValueError:  # a port out of range or an unclosed IPv6 bracket
         return None
-    if parts.scheme not in DEFAULT_PORTS or not host:
+    if not host:
         return None
     wildcard, name = ("*.", host[2:]) if host.startswith("*.") else ("", host)
-    try:
-        name = name if ":" in name else name.encode("idna").decode("ascii")
-    except UnicodeError:
-        return None
+    if ":" not in name:  # an IPv6 address keeps its colons and needs no decoding
+        try:
+            name = unquote(name, errors="strict").encode("idna").decode("ascii").lower()
+        except UnicodeError:
+            return None
+        if FORBIDDEN_IN_HOST.search(name):
+            return None
     return parts.scheme, wildcard + name, DEFAULT_PORTS[parts.scheme] if port is None else port

@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 
-from mcpwire.apps_csp import allows, build_policy
+from mcpwire.apps_csp import allows, build_policy, origin
 
 pytestmark = [pytest.mark.browser]
 
@@ -103,6 +103,25 @@ SCHEME_CASES = [
 def test_allows_reaches_what_chromium_reaches(browser_page, page_origin, source, how, url):
     policy = f"default-src 'none'; connect-src {source}"
     assert allows(policy, "connect-src", url) is chromium_allows(browser_page, page_origin, policy, how, url)
+
+
+# URLs that Python's urlsplit reads differently from a browser; allows() follows the browser.
+READING_CASES = [f"https:{HOST}/v1", f"https:///{HOST}/v1", "https://local%68ost/v1", "https://LOCAL%48OST/v1",
+                 "https://local%68ost:8443/v1", f"https:{HOST}.evil.net/v1"]
+
+
+@pytest.mark.parametrize("url", READING_CASES)
+def test_allows_reads_a_url_as_chromium_does(browser_page, page_origin, url):
+    policy = f"default-src 'none'; connect-src https://{HOST}"
+    assert allows(policy, "connect-src", url) is chromium_allows(browser_page, page_origin, policy, "fetch", url)
+
+
+@pytest.mark.parametrize("url", [f"https://evil.net%2F.{HOST}/", f"https://a%00b.{HOST}/", f"https://%zz.{HOST}/"])
+def test_a_url_chromium_cannot_parse_is_one_origin_cannot_parse(browser_page, page_origin, url):
+    """No policy decides these: the URL fails before the CSP is asked, so no violation event would tell."""
+    browser_page.goto(page_origin)
+    assert browser_page.evaluate("(url) => URL.canParse(url)", url) is False
+    assert origin(url) is None
 
 
 @pytest.mark.parametrize("entry", [f"https://{HOST}/", f"https://{HOST}/v1", f"http://{HOST}"])

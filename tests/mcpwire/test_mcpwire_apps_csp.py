@@ -5,7 +5,7 @@ securitypolicyviolation events of a fetch or a WebSocket to each URL)."""
 
 import pytest
 
-from mcpwire.apps_csp import allows, approved_domains, build_policy
+from mcpwire.apps_csp import allows, approved_domains, build_policy, origin
 
 API = build_policy({"connectDomains": ["https://api.example.com"]})
 
@@ -25,6 +25,31 @@ def test_a_url_that_does_not_reach_the_declared_origin_is_blocked(url):
 @pytest.mark.parametrize("url", ["https://api.example.com:443/v1", "https://API.Example.com/v1"])
 def test_the_default_port_and_an_uppercase_host_are_the_same_origin(url):
     assert allows(API, "connect-src", url) is True
+
+
+@pytest.mark.parametrize("url", [
+    "https://api%2Eexample.com/v1",  # a host's percent escapes are decoded
+    "https://%41PI.example.com/v1",  # and the host is lowercased after, not before
+    "https:api.example.com/v1",  # any run of slashes after a special scheme's colon leads to the host
+    "https:///api.example.com/v1",
+    "https:\\\\api.example.com/v1",
+    "HTTPS://api.example.com/v1",
+    "https://user:secret@api.example.com/v1",
+    " https://api.exa\tmple.com/v1\n",  # spaces around the URL and tabs or newlines in it are removed
+    "https://ａｐｉ.example。com/v1",  # fullwidth letters and an ideographic full stop map to ASCII
+])
+def test_a_url_a_browser_reads_as_the_declared_origin_is_allowed(url):
+    assert allows(API, "connect-src", url) is True
+
+
+@pytest.mark.parametrize("url", [
+    "https://evil.net%2F.example.com/",  # urlsplit's host ends in .example.com; a browser's host may not hold '/'
+    "https://a%00b.example.com/",
+    "https://%zz.example.com/",
+])
+def test_a_host_with_a_character_no_host_may_hold_does_not_parse(url):
+    assert origin(url) is None
+    assert allows(build_policy({"connectDomains": ["https://*.example.com"]}), "connect-src", url) is False
 
 
 def test_a_declared_port_matches_only_that_port():
