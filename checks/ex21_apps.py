@@ -399,6 +399,8 @@ CONNECT_CASES = [
      "an entry without a scheme is not an https or wss origin: the host drops it, so it allows nothing"),
     ({"connectDomains": ["wss://live.example.com:*"]}, "wss://live.example.com:9/",
      "':*' is not a port: the entry is not an origin, so the host drops it"),
+    ({"connectDomains": ["https://[::1]"]}, "https://[::1]/",
+     "a CSP source cannot name an IPv6 address: Chromium ignores https://[::1], and the kit's host drops it"),
     (WSS_ONLY, "https://live.example.com/",
      "a browser matches the scheme exactly: a wss entry does not let https in (CSP3's text says it does; Chromium "
      "does not)"),

@@ -444,9 +444,11 @@ def origin_of(text, *, backslash_ends_host=True, default_ports=True):
     return parts.scheme, parts.hostname or "", DEFAULT_PORTS.get(parts.scheme) if port is None and default_ports else port
 
 
-def is_origin_entry(entry):
+def is_origin_entry(entry, *, ipv6=False):
     """Whether an entry is an https or wss origin and nothing more, read by urlsplit's parts instead of a pattern."""
     if not isinstance(entry, str) or any(character in entry for character in ";,'\"\\ ") or "://" not in entry:
+        return False
+    if "[" in entry and not ipv6:
         return False
     parts = urlsplit(entry)
     return (parts.scheme in ("https", "wss") and not (parts.path or parts.query or parts.fragment)
@@ -670,6 +672,9 @@ CONNECT_WRONG = [
     ("strips a trailing dot from the host", lambda url, csp: origin_of(url) is not None and connect_by_parts(
         urlsplit(url)._replace(netloc=urlsplit(url).netloc.rstrip(".")).geturl(), csp),
      ["may_connect('https://api.example.com./'", "returned True", "without stripping dots"]),
+    ("keeps an IPv6 entry", lambda url, csp: connect_by_parts(url, csp, keeps=lambda entry: is_origin_entry(
+        entry, ipv6=True)),
+     ["may_connect('https://[::1]/', {'connectDomains': ['https://[::1]']}) returned True", "cannot name an IPv6"]),
     ("reads every entry as a string", lambda url, csp: connect_by_parts(url, csp, keeps=lambda entry: (
         "://" in entry and is_origin_entry(entry))),
      ["{'connectDomains': [None, 443, 'https://api.example.com']}) raised TypeError",
