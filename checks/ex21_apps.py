@@ -415,13 +415,18 @@ CONNECT_CASES = [
     (CONNECT_DOMAINS, "HTTPS://api.example.com/v1", None),
     (CONNECT_DOMAINS, "https://user:secret@api.example.com/v1", None),
     (CONNECT_DOMAINS, "https://api.exa\tmple.com/v1", None),
-    ({"connectDomains": [None, 443, "https://api.example.com"]}, "https://api.example.com/v1", None),
+    ({"connectDomains": ["HTTPS://API.Example.com"]}, "https://api.example.com/v2", None),
+    ({"connectDomains": [None, 443, "https://api.example.com"]}, "https://api.example.com/v3", None),
 ]
-# Why the View may reach a URL that a rule blocked, where "compare origins" alone does not say it.
+# Why the View may reach a URL that a rule blocked, where "compare origins" alone does not say it (each URL here is
+# in one allowed case only).
 ALLOWED_HINTS = {
     "wss://live.example.com/feed": "an entry's port that is the scheme's default (443 for wss) is the same origin as "
                                    "no port at all",
     "HTTPS://api.example.com/v1": "a browser reads the scheme without case too: HTTPS: is https:",
+    "https://api.example.com/v2": "an entry's scheme and host have no case either: the kit's host keeps "
+                                  "HTTPS://API.Example.com, lowercased",
+    "https://api.example.com/v3": "skip an entry that is not a string and read on: the entries after it still count",
     "https://user:secret@api.example.com/v1": "a user name and password before '@' are not the host: the host is "
                                               "api.example.com, so the policy lets it through (fetch refuses such a "
                                               "URL for its own reasons, XHR does not)",

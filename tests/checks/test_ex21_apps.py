@@ -679,6 +679,14 @@ CONNECT_WRONG = [
         "://" in entry and is_origin_entry(entry))),
      ["{'connectDomains': [None, 443, 'https://api.example.com']}) raised TypeError",
       "an entry may be something other than a string"]),
+    ("gives up at an entry that is not a string", lambda url, csp: all(
+        isinstance(entry, str) for entry in entries_of(csp)) and connect_by_parts(url, csp),
+     ["may_connect('https://api.example.com/v3', {'connectDomains': [None, 443, 'https://api.example.com']}) "
+      "returned False", "the entries after it still count"]),
+    ("drops an entry written in capitals", lambda url, csp: connect_by_parts(url, {"connectDomains": [
+        entry for entry in entries_of(csp) if isinstance(entry, str) and entry == entry.lower()]}),
+     ["may_connect('https://api.example.com/v2', {'connectDomains': ['HTTPS://API.Example.com']}) returned False",
+      "have no case either"]),
     ("compares the scheme as written", lambda url, csp: connect_by_parts(url, csp) and url.split(":")[0].islower(),
      ["may_connect('HTTPS://api.example.com/v1'", "returned False", "HTTPS: is https:"]),
     ("blocks every URL with a user name", lambda url, csp: connect_by_parts(url, csp) and "@" not in url,
@@ -712,6 +720,11 @@ def test_a_rule_that_answers_other_than_true_or_false_is_told_so(verdict, wrong,
 def test_every_connect_case_says_why_exactly_when_the_kit_blocks_it():
     assert [why is None for _, _, why in apps.CONNECT_CASES] == [
         allows(build_policy(csp), "connect-src", url) for csp, url, _ in apps.CONNECT_CASES]
+
+
+def test_a_hint_for_a_url_the_view_may_reach_names_one_allowed_case():
+    allowed = [url for _, url, why in apps.CONNECT_CASES if why is None]
+    assert all(allowed.count(url) == 1 for url in apps.ALLOWED_HINTS), apps.ALLOWED_HINTS.keys()
 
 
 @pytest.mark.parametrize("wrong, phrases", [(w, p) for _, w, p in CONNECT_WRONG], ids=[n for n, _, _ in CONNECT_WRONG])
