@@ -53,11 +53,12 @@ class Pending:
     def __init__(self, kind, frame_id, method, payload, line, progress_token=None):
         self.kind = kind
         self.id = frame_id
-        self.key = _key(frame_id)  # looked up on every reply: computed once
+        # What _key() gives, written out: a Python call more is time on every round trip.
+        self.key = None if isinstance(frame_id, (list, dict)) else frame_id
         self.method = method
         self.payload = payload  # the JSON text (or whatever was typed), without the newline
         self.line = line  # the exact bytes written
-        self.progress_token = _key(progress_token)
+        self.progress_token = None if isinstance(progress_token, (list, dict)) else progress_token
         self.started = time.perf_counter()
         self.down_lines = []  # the bytes of each line that came down for it: its notifications, then its reply
         self.down_texts = []  # the same lines as text, without their newlines
