@@ -2,8 +2,9 @@
 
 Real servers cannot show some mistakes a report makes, so this one is built to: it answers any method it does not
 know, server/discover included, with an empty result (a result, but no DiscoverResult); its first tool requires
-nothing and its two tools with `required` properties answer a call without them differently; an unknown tool gets a
-result not marked isError; and its text is not ASCII, so characters and bytes differ.
+nothing, with an empty `required` list (JSON Schema allows one; the SDKs leave the key out), and its two tools with
+`required` properties answer a call without them differently; an unknown tool gets a result not marked isError; and
+its text is not ASCII, so characters and bytes differ.
 
 `--before-initialize refuse` or `ignore` makes it a legacy server of another kind: every request before initialize
 (server/discover included) gets -32600, or no reply at all, as the stdio binding warns legacy servers may answer.
@@ -17,7 +18,8 @@ PROTOCOL_VERSION = "2025-11-25"
 TOOLS = [
     {"name": "opening_hours",
      "description": "When the Bäckerei Müller is open: Mon–Sat 06:30–18:00, closed on Sundays.",
-     "inputSchema": {"type": "object", "properties": {"day": {"type": "string", "description": "A weekday, e.g. Mittwoch."}}},
+     "inputSchema": {"type": "object", "properties": {"day": {"type": "string", "description": "A weekday, e.g. Mittwoch."}},
+                     "required": []},
      "annotations": {"title": "Öffnungszeiten", "readOnlyHint": True, "destructiveHint": False, "openWorldHint": False}},
     {"name": "order_bread",
      "description": "Order bread for pick-up: Roggenbrot, Brötchen or Brezel (2,40 € each).",
