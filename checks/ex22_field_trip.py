@@ -6,8 +6,10 @@ servers (SDK 2.3.0), the legacy time server (SDK 1.30.0, in .venv-legacy/) and t
 an empty result, one with -32600 and one not at all, the three legacy answers a probe keyed to codes gets wrong.
 It compares each report with what the check itself reads from the same servers (once per kernel: nothing a report
 does changes them). Each
-server runs behind ex22_recorder, which keeps what the report sent: the check reads the handshake and bare requests
-a 2025-11-25 server got, and the bakery's call without arguments, which the returned dict alone cannot show.
+server runs behind ex22_recorder, which keeps what the report sent and what came back: the check reads the envelope
+each 2026-07-28 request carried, the handshake and bare requests a 2025-11-25 server got, the bakery's call without
+arguments, which the returned dict alone cannot show, and the tools/list reply to the report's own request (its id is
+the report's, so its size is too).
 """
 
 import json
@@ -16,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -69,17 +72,48 @@ def field_trip_servers():
         yield recorded
 
 
+@dataclass
+class Session:
+    """One server process a report started: the messages it sent, and the replies that came back with their lines."""
+    sent: list
+    replies: list  # (message, the line's bytes without its newline)
+
+    def reply_to(self):
+        """index in sent -> (reply, line) for each request that got one; replies to a reused id pair up in order."""
+        waiting = {}
+        for reply, line in self.replies:
+            waiting.setdefault(id_key(reply.get("id")), []).append((reply, line))
+        return {index: waiting[id_key(message["id"])].pop(0) for index, message in enumerate(self.sent)
+                if is_request(message) and waiting.get(id_key(message["id"]))}
+
+
+def id_key(value):
+    return json.dumps(value, sort_keys=True)  # 1 and "1" are different ids
+
+
+def is_request(message):
+    return "id" in message and isinstance(message.get("method"), str)
+
+
+def json_lines(data):
+    """(message, line) for each complete line of data that is a JSON object; other lines show elsewhere."""
+    for line in data.split(b"\n")[:-1]:
+        try:
+            message = json.loads(line)
+        except ValueError:  # a line that is not JSON gets -32700; what the report makes of it shows elsewhere
+            continue
+        if isinstance(message, dict):
+            yield message, line
+
+
 def sessions_received(command):
-    """The messages the server started by command (behind the recorder) received, one list per process."""
+    """What each process of the server started by command (behind the recorder) received and answered."""
     sessions = []
     for path in sorted(Path(command[2]).glob("*.jsonl")):
-        messages = []
-        for line in path.read_bytes().splitlines():
-            try:
-                messages.append(json.loads(line))
-            except ValueError:  # a line that is not JSON gets -32700; what the report makes of it shows elsewhere
-                continue
-        sessions.append([message for message in messages if isinstance(message, dict)])
+        replies = Path(recorder.replies_path(path))
+        answers = json_lines(replies.read_bytes()) if replies.exists() else []
+        sessions.append(Session([message for message, _ in json_lines(path.read_bytes())],
+                                [(message, line) for message, line in answers if "result" in message or "error" in message]))
     return sessions
 
 
@@ -148,15 +182,30 @@ def check_server_report(report):
                             "when no reply comes in time; on the probe that means legacy, so catch it there.")
                 return
             if outcome.error:
-                failed(f"report raised {outcome.error_text} for the {name} server.",
-                       hint=crash_hint(name, reference_reports()[name]["era"], sessions_received(command)))
+                crashed(name, outcome.error_text, reference_reports()[name], sessions_received(command))
                 return
             if not judge(name, outcome.value, reference_reports()[name], sessions_received(command)):
                 return
     passed("report is right on all seven servers: the era each speaks, every hint declared or left to the spec's "
            "worst-case default, how each answers an unknown tool and bad arguments, and what its tools/list costs; "
-           "the 2025-11-25 servers got the handshake and bare requests after it, whatever they answered to the probe "
-           "(an error, an empty result or nothing), and the bakery a call without arguments.")
+           "the 2026-07-28 servers got the envelope on every request, the 2025-11-25 servers the handshake and bare "
+           "requests after it, whatever they answered to the probe (an error, an empty result or nothing), and the "
+           "bakery a call without arguments.")
+
+
+def crashed(name, error_text, right, sessions):
+    """The report raised: a wrong frame it sent before is the likelier cause, so it is named first."""
+    fault = frames_fault(name, right["era"], sessions)
+    if fault:
+        problem, hint = fault
+        failed(f"report raised {error_text} for the {name} server, after a wrong frame: {problem}", hint=hint)
+    else:
+        failed(f"report raised {error_text} for the {name} server.", hint=crash_hint(name, right, sessions))
+
+
+def frames_fault(name, era, sessions):
+    """(problem, hint) for the first frame that does not speak the server's era, or None."""
+    return handshake_fault(name, sessions) if era == LEGACY else envelope_fault(name, sessions)
 
 
 def judge(name, said, right, sent):
@@ -170,45 +219,113 @@ def judge(name, said, right, sent):
         failed(f"report says the {name} server speaks {shown(said['era'])}; it speaks {right['era']!r}.",
                hint=era_hint(name, right["era"]))
         return False
-    if right["era"] == LEGACY and not judge_handshake(name, sent):
+    fault = frames_fault(name, right["era"], sent)
+    if fault:
+        problem, hint = fault
+        failed(problem, hint=hint)
         return False
     if name == BAKERY and not judge_bad_call(name, sent):
         return False
     return judge_hints(name, said["hints"], right["hints"]) and judge_errors(name, said, right) and \
-        judge_cost(name, said["tools_list"], right)
+        judge_cost(name, said["tools_list"], right, sent)
 
 
-def judge_handshake(name, sessions):
-    """Each process of a 2025-11-25 server gets initialize, then notifications/initialized, then bare requests."""
-    for messages in sessions:
+def handshake_fault(name, sessions):
+    """Each process of a 2025-11-25 server gets a right initialize, then notifications/initialized, then bare
+    requests: (problem, hint) for the first frame that breaks this, or None."""
+    for session in sessions:
         initialize_sent = initialized_sent = False
-        for message in messages:
+        replies = session.reply_to()
+        for index, message in enumerate(session.sent):
             method = message.get("method")
             if method == "initialize":
                 initialize_sent = True
+                fault = initialize_fault(name, message, replies.get(index, (None, None))[0])
+                if fault:
+                    return fault
             elif method == "notifications/initialized":
                 initialized_sent = initialize_sent
             elif "id" not in message or method == "ping" or (method == "server/discover" and not initialize_sent):
                 continue  # another notification, a ping (allowed at any time), or the probe
             elif not initialize_sent:
-                failed(f"report sent {shown(method)} to the {name} server without the handshake; a 2025-11-25 server "
-                       "expects initialize, then notifications/initialized, before any other request.",
-                       hint="After the probe falls back, send initialize and notifications/initialized first, on the "
-                            "same process (or on each new process you start for this server).")
-                return False
+                if envelope_keys(message) and not any(m.get("method") == "initialize" for s in sessions for m in s.sent):
+                    return (f"report sent {shown(method)} with the 2026-07-28 envelope to the {name} server, which "
+                            "speaks 2025-11-25, and no handshake at all: the probe's answer was taken for 2026-07-28.",
+                            era_hint(name, LEGACY))
+                return (f"report sent {shown(method)} to the {name} server without the handshake; a 2025-11-25 "
+                        "server expects initialize, then notifications/initialized, before any other request.",
+                        "After the probe falls back, send initialize and notifications/initialized first, on the "
+                        "same process (or on each new process you start for this server).")
             elif not initialized_sent:
-                failed(f"report sent {shown(method)} to the {name} server after initialize but without "
-                       "notifications/initialized first; in 2025-11-25 the client MUST send it once initialize "
-                       "succeeds (lesson 11, the lifecycle).",
-                       hint="Send frames.legacy_initialized() right after the initialize reply, before tools/list.")
-                return False
+                return (f"report sent {shown(method)} to the {name} server after initialize but without "
+                        "notifications/initialized first; in 2025-11-25 the client MUST send it once initialize "
+                        "succeeds (lesson 11, the lifecycle).",
+                        "Send frames.legacy_initialized() right after the initialize reply, before tools/list.")
             elif envelope_keys(message):
-                failed(f"report sent {shown(method)} to the {name} server with the 2026-07-28 envelope "
-                       f"({', '.join(envelope_keys(message))} in params._meta) after the 2025-11-25 handshake.",
-                       hint="Speak the era the probe found from then on: after the handshake a request is bare "
-                            "(frames.legacy_request), not wire.request, which adds the envelope.")
-                return False
-    return True
+                return (f"report sent {shown(method)} to the {name} server with the 2026-07-28 envelope "
+                        f"({', '.join(envelope_keys(message))} in params._meta) after the 2025-11-25 handshake.",
+                        "Speak the era the probe found from then on: after the handshake a request is bare "
+                        "(frames.legacy_request), not wire.request, which adds the envelope.")
+    return None
+
+
+def initialize_fault(name, message, reply):
+    """(problem, hint) when the initialize asks for another version, lacks a required field or was refused."""
+    params = message.get("params") if isinstance(message.get("params"), dict) else {}
+    answered = ""
+    if reply and isinstance(reply.get("error"), dict):
+        answered = f" The server answered it with the error {short(reply['error'], 120)}."
+    elif reply and isinstance(reply.get("result"), dict) and "protocolVersion" in reply["result"]:
+        answered = f" The server answered with protocolVersion {shown(reply['result']['protocolVersion'])}."
+    lifecycle = ("frames.legacy_initialize() builds a right one. The 2025-11-25 lifecycle: the client sends a version "
+                 "it supports (the latest), a server that supports it answers with the same, and "
+                 "notifications/initialized follows a successful initialize.")
+    version = params.get("protocolVersion")
+    if version != LEGACY:
+        return (f"report's initialize to the {name} server asks for protocolVersion {shown(version)}; a report that "
+                f"says the server speaks 2025-11-25 asks for '2025-11-25'.{answered}", lifecycle)
+    client_info = params.get("clientInfo")
+    if not isinstance(params.get("capabilities"), dict) or not (
+            isinstance(client_info, dict) and isinstance(client_info.get("name"), str)
+            and isinstance(client_info.get("version"), str)):
+        return (f"report's initialize to the {name} server has params {short(params, 120)}; a 2025-11-25 initialize "
+                "carries protocolVersion, capabilities (an object, {} for none) and clientInfo (its name and "
+                f"version), all three required by the schema.{answered}", lifecycle)
+    if answered and "error" in reply:
+        return f"the {name} server refused report's initialize.{answered}", lifecycle
+    return None
+
+
+def envelope_fault(name, sessions):
+    """Every request to a 2026-07-28 server carries the envelope naming 2026-07-28, and none is an initialize:
+    (problem, hint) for the first that breaks this, or None."""
+    for session in sessions:
+        for message in session.sent:
+            method = message.get("method")
+            if method == "initialize":
+                return (f"report sent initialize to the {name} server, which speaks 2026-07-28.", era_hint(name, MODERN))
+            if not is_request(message):
+                continue
+            params = message.get("params")
+            meta = params.get("_meta") if isinstance(params, dict) else None
+            speak = ("Speak the era the probe found from then on: to a 2026-07-28 server every request carries the "
+                     "envelope in params._meta (wire.request adds it; frames.legacy_request does not).")
+            if not envelope_keys(message):
+                return (f"report sent {shown(method)} to the {name} server without the 2026-07-28 envelope; this "
+                        f"server speaks 2026-07-28, where every request carries {frames.PROTOCOL_VERSION_KEY} and "
+                        f"{frames.CLIENT_CAPABILITIES_KEY} in params._meta, and a request without them gets -32602.",
+                        speak)
+            if meta.get(frames.PROTOCOL_VERSION_KEY) != MODERN:
+                return (f"report sent {shown(method)} to the {name} server with {frames.PROTOCOL_VERSION_KEY} = "
+                        f"{shown(meta.get(frames.PROTOCOL_VERSION_KEY))} in its envelope; this server speaks "
+                        "'2026-07-28' and answers any other version with -32022.",
+                        "The envelope names the era you speak, on every request: let wire.request build it "
+                        "(frames.envelope()), or write '2026-07-28' there.")
+            if not isinstance(meta.get(frames.CLIENT_CAPABILITIES_KEY), dict):
+                return (f"report sent {shown(method)} to the {name} server with an envelope without "
+                        f"{frames.CLIENT_CAPABILITIES_KEY} as an object; 2026-07-28 requires it on every request "
+                        "({} for no optional capabilities), and a request without it gets -32602.", speak)
+    return None
 
 
 def envelope_keys(message):
@@ -219,7 +336,7 @@ def envelope_keys(message):
 
 def judge_bad_call(name, sessions):
     """The bad-arguments call goes to the first tool with required properties, with no arguments ({} or none)."""
-    calls = [message["params"] for messages in sessions for message in messages
+    calls = [message["params"] for session in sessions for message in session.sent
              if message.get("method") == "tools/call" and "id" in message and isinstance(message.get("params"), dict)
              and message["params"].get("name") in bakery.TOOL_NAMES]
     needy = bakery.FIRST_REQUIRING
@@ -238,7 +355,7 @@ def judge_bad_call(name, sessions):
     first = bakery.TOOL_NAMES[0]
     failed(f"report's call without arguments on the {name} server went to {', '.join(called) or 'none of its tools'}; "
            f"the first tool whose inputSchema has required properties is {needy}.",
-           hint=(f"{first} comes first but requires nothing: " if first in called else
+           hint=(f"{first} comes first but requires nothing (its required list is empty): " if first in called else
                  f"{', '.join(called)} is not the first one with required properties in tools/list: " if called else
                  "no tools/call named one of its tools: ")
            + "call the first tool, in the list's order, whose inputSchema has a non-empty required list.")
@@ -274,16 +391,31 @@ def judge_errors(name, said, right):
     return True
 
 
-def judge_cost(name, said, right):
-    right_bytes, right_tokens = right["tools_list"]
+def listings(sessions):
+    """(bytes with the newline, tokens, characters with the newline) of each tools/list reply the report received:
+    the reply carries the report's own id, so its size depends on the ids the report chose."""
+    for session in sessions:
+        for index, (reply, line) in session.reply_to().items():
+            if session.sent[index].get("method") == "tools/list" and isinstance(reply.get("result"), dict):
+                text = line.decode("utf-8", "replace")
+                yield len(line) + 1, count_tokens(text), len(text) + 1
+
+
+def judge_cost(name, said, right, sessions):
     if not isinstance(said, tuple) or len(said) != 2:
         kind = "a list" if isinstance(said, list) else shown(said)
         failed(f"report's tools_list for the {name} server is {kind}; give a tuple (bytes, tokens) of the reply.")
         return False
+    # The reply to the report's own request; the check's own read only if none was recorded.
+    received = list(listings(sessions)) or [(*right["tools_list"], right["characters"])]
+    if said in [(size, tokens) for size, tokens, _ in received]:
+        return True
     given_bytes, given_tokens = said
+    right_bytes, right_tokens, characters = next((listing for listing in received if listing[0] == given_bytes),
+                                                 received[0])
     if given_bytes != right_bytes:
         failed(f"report says the {name} server's tools/list reply is {shown(given_bytes)} bytes; "
-               f"it is {right_bytes} on the wire, newline included.", hint=bytes_hint(given_bytes, right))
+               f"it is {right_bytes} on the wire, newline included.", hint=bytes_hint(given_bytes, right_bytes, characters))
         return False
     if given_tokens != right_tokens:
         failed(f"report says the {name} server's tools/list reply is {shown(given_tokens)} tokens; "
@@ -300,9 +432,8 @@ def describe(style):
     return "a result marked isError" if style == "isError" else f"the JSON-RPC error {style}"
 
 
-def crash_hint(name, era, sessions):
-    if era == MODERN and any(message.get("method") == "initialize" for messages in sessions for message in messages):
-        return era_hint(name, era)
+def crash_hint(name, right, sessions):
+    """A hint for a report that raised although every frame it sent was right."""
     if name in (STRICT_BAKERY, QUIET_BAKERY):
         return era_hint(name, LEGACY)
     if name == BAKERY:
@@ -311,7 +442,17 @@ def crash_hint(name, era, sessions):
     if name == "legacy time":
         return ("The legacy server is not the lab: its results carry no resultType, its tools no annotations "
                 "and no outputSchema, and it wants the handshake before tools/list. Read optional fields with .get().")
-    return "An unknown tool may come back as a JSON-RPC error (no result) or as a result: reply.error tells which."
+    for session in sessions:
+        replies = session.reply_to()
+        requests = [index for index, message in enumerate(session.sent) if is_request(message)]
+        last = session.sent[requests[-1]] if requests else {}
+        reply = replies.get(requests[-1], (None, None))[0] if requests else None
+        if last.get("method") == "tools/call" and reply and "error" in reply:
+            unknown = isinstance(last.get("params"), dict) and last["params"].get("name") not in right["hints"]
+            return (("An unknown tool" if unknown else "A call without its required arguments")
+                    + " may come back as a JSON-RPC error (no result) or as a result: reply.error tells which.")
+    return ("Every frame your report sent to this server was right, so the error is in your own code: call report "
+            "yourself on this server to see the traceback.")
 
 
 def era_hint(name, era):
@@ -356,8 +497,7 @@ def error_hint(given, right):
     return "Report the JSON-RPC error's code (reply.code), or \"isError\" for a failed tool result."
 
 
-def bytes_hint(given, right):
-    right_bytes, characters = right["tools_list"][0], right["characters"]
+def bytes_hint(given, right_bytes, characters):
     if given == characters and characters != right_bytes:
         return ("That is its length in characters: this reply has letters outside ASCII (ä, ö, €), which take two or "
                 "three bytes each in UTF-8. Count bytes (the exchange's bytes_down, or len of the encoded text).")

@@ -24,10 +24,10 @@ def first_requiring(tools):
     return next(tool for tool in tools if tool["inputSchema"].get("required"))
 
 
-def probe_waiting(wire):
+def probe_waiting(wire, **id):
     """The probe's reply, or None when none comes within the probe's own wait (SDK 2.3.0 waits 10 s too)."""
     try:
-        return wire.request("server/discover", timeout=10)
+        return wire.request("server/discover", timeout=10, **id)
     except WireTimeout:
         return None
 
@@ -37,21 +37,26 @@ def legacy_by_the_spec(reply):
 
 
 def report_with(command, *, probe=probe_waiting, fallback=legacy_by_the_spec, handshake=("initialize", "notifications/initialized"), bare=True,
+                initialize=frames.legacy_initialize, modern_frame=frames.request, ids=None,
                 hint=lambda tool, name, default: tool.get("annotations", {}).get(name, default),
                 pick=first_requiring, bad_call=lambda tool: {"name": tool["name"], "arguments": {}},
                 error_style=style, cost=lambda wire, listing: (wire.transcript[-1].bytes_down, count_tokens(listing.text))):
-    """The right report, with one step swapped for the variant a test is about."""
+    """The right report, with one step swapped for the variant a test is about. ids: an iterator of the ids for every
+    request after the probe (the wire's next free integer when None)."""
     with StdioWire(command, timeout=30) as wire:
+        def next_id():
+            return wire.next_id if ids is None else next(ids)
+
         legacy = fallback(probe(wire))
         if legacy and "initialize" in handshake:
-            wire.send(frames.legacy_initialize(id=wire.next_id))
+            wire.send(initialize(id=next_id()))
         if legacy and "notifications/initialized" in handshake:
             wire.send(frames.legacy_initialized())
 
         def call(method, params=None):
             if legacy and bare:
-                return wire.send(frames.legacy_request(method, params, id=wire.next_id))
-            return wire.request(method, params)
+                return wire.send(frames.legacy_request(method, params, id=next_id()))
+            return wire.send(modern_frame(method, params, id=next_id()))
 
         listing = call("tools/list")
         tools_list = cost(wire, listing)
@@ -150,7 +155,8 @@ def test_the_other_bakeries_refuse_or_ignore_what_comes_before_initialize():
 
 def test_right(verdict):
     out = verdict(checks.check_server_report, report_with)
-    assert out.startswith("✓ report is right on all seven servers") and "the 2025-11-25 servers got the handshake" in out
+    assert out.startswith("✓ report is right on all seven servers") and "the 2025-11-25 servers the handshake" in out
+    assert "the 2026-07-28 servers got the envelope on every request" in out
 
 
 def test_right_with_the_wires_own_timeout_caught_as_a_timeout_error(verdict):
@@ -249,7 +255,8 @@ def test_falls_back_only_on_method_not_found(verdict):
         return report_with(command, fallback=lambda reply: reply.code == -32601)
     out = verdict(checks.check_server_report, only_32601)
     assert out.startswith("✗ report raised TypeError") and "for the legacy time server" in out
-    assert "wants the handshake before tools/list" in out
+    assert "with the 2026-07-28 envelope to the legacy time server" in out and "no handshake at all" in out
+    assert "answers server/discover with -32602, not -32601" in out
 
 
 def test_reports_the_era_it_asked_for(verdict):
@@ -340,9 +347,11 @@ def test_skips_the_handshake(verdict):
     def no_handshake(command):
         return report_with(command, handshake=())
     out = verdict(checks.check_server_report, no_handshake)
-    # SDK 1.30.0 refuses tools/list before initialize, so the legacy time server shows it before the bakery can.
-    assert out.startswith("✗ report raised TypeError") and "for the legacy time server" in out
-    assert "wants the handshake before tools/list" in out
+    # SDK 1.30.0 refuses tools/list before initialize, so the legacy time server shows it before the bakery can;
+    # the frame, not the crash it led to, is named.
+    assert out.startswith("✗ report raised TypeError") and "for the legacy time server, after a wrong frame: report sent " in out
+    assert "'tools/list' to the legacy time server without the handshake" in out
+    assert "send initialize and notifications/initialized first" in out
 
 
 def test_a_later_process_without_the_handshake(verdict):
@@ -409,3 +418,71 @@ def test_gives_tools_list_as_a_list(verdict):
         return {**(report := report_with(command)), "tools_list": list(report["tools_list"])}
     out = verdict(checks.check_server_report, as_list)
     assert out.startswith("✗ report's tools_list for the lab server is a list; give a tuple (bytes, tokens)")
+
+
+def test_right_with_ids_of_its_own_numbers_and_strings(verdict):
+    # The replies carry these ids, so tools/list's bytes are not the check's own read: "t-é-2" is 8 bytes on the wire.
+    def own_ids(command):
+        return report_with(command, probe=lambda wire: probe_waiting(wire, id=41),
+                           ids=(f"t-é-{n}" for n in range(1, 100)))
+    assert verdict(checks.check_server_report, own_ids).startswith("✓")
+
+
+def test_right_with_bytes_from_the_payload_and_tokens_of_the_encoded_line(verdict):
+    def payload_bytes(command):
+        def cost(wire, listing):
+            line = listing.payload + b"\n"
+            return len(line), count_tokens(line.decode("utf-8").rstrip("\n"))
+        return report_with(command, probe=lambda wire: probe_waiting(wire, id=100), cost=cost)
+    assert verdict(checks.check_server_report, payload_bytes).startswith("✓")
+
+
+def test_initialize_without_capabilities_and_client_info(verdict):
+    # SDK 1.30.0 refuses it with -32602 and still answers tools/list afterwards: only the frames show it.
+    def bare_initialize(id):
+        return frames.legacy_request("initialize", {"protocolVersion": "2025-11-25"}, id=id)
+    out = verdict(checks.check_server_report, lambda command: report_with(command, initialize=bare_initialize))
+    assert out.startswith("✗ report's initialize to the legacy time server has params {\"protocolVersion\":\"2025-11-25\"}")
+    assert "capabilities (an object, {} for none) and clientInfo" in out and "-32602" in out
+    assert "frames.legacy_initialize()" in out
+
+
+@pytest.mark.parametrize("version", ["2025-06-18", "latest"])
+def test_initialize_asking_for_another_version(verdict, version):
+    # SDK 1.30.0 agrees to 2025-06-18 and counters "latest" with 2025-11-25; either way the frame asked for another era.
+    def other_version(id):
+        return frames.legacy_initialize(version, id=id)
+    out = verdict(checks.check_server_report, lambda command: report_with(command, initialize=other_version))
+    assert out.startswith(f"✗ report's initialize to the legacy time server asks for protocolVersion '{version}'")
+    assert "The server answered with protocolVersion" in out and "a server that supports it answers with the same" in out
+
+
+def test_calls_the_first_tool_with_a_required_key_even_an_empty_one(verdict):
+    def any_required_key(command):
+        return report_with(command, pick=lambda tools: next(tool for tool in tools if "required" in tool["inputSchema"]))
+    out = verdict(checks.check_server_report, any_required_key)
+    assert out.startswith("✗ report's call without arguments on the bakery server went to opening_hours")
+    assert "its required list is empty" in out
+
+
+def test_sends_bare_requests_to_a_2026_server(verdict):
+    out = verdict(checks.check_server_report, lambda command: report_with(command, modern_frame=frames.legacy_request))
+    # The lab answers with -32602 and the report breaks on the missing result; the frame is named, not the crash.
+    assert out.startswith("✗ report raised TypeError") and "for the lab server, after a wrong frame: report sent " in out
+    assert "'tools/list' to the lab server without the 2026-07-28 envelope" in out and "wire.request adds it" in out
+
+
+def test_names_2025_in_the_envelope_to_a_2026_server(verdict):
+    def legacy_version(method, params, id):
+        return frames.request(method, params, id=id, meta={frames.PROTOCOL_VERSION_KEY: "2025-11-25"})
+    out = verdict(checks.check_server_report, lambda command: report_with(command, modern_frame=legacy_version))
+    assert "report sent 'tools/list' to the lab server with io.modelcontextprotocol/protocolVersion = '2025-11-25'" in out
+    assert "-32022" in out
+
+
+def test_raises_in_its_own_code_after_right_frames(verdict):
+    def own_bug(command):
+        return report_with(command, cost=lambda wire, listing: (wire.transcript[-1].bytes_down, int("o200k_base")))
+    out = verdict(checks.check_server_report, own_bug)
+    assert out.startswith("✗ report raised ValueError") and "for the lab server." in out
+    assert "the error is in your own code" in out and "unknown tool" not in out
