@@ -215,11 +215,11 @@ def judge(name, said, right, sent):
         failed(f"report returned {shown(said, 120)} for the {name} server; return a dict with exactly the keys "
                f"{', '.join(KEYS)}.")
         return False
-    if said["era"] != right["era"]:
+    fault = frames_fault(name, right["era"], sent)
+    if said["era"] != right["era"] and not (fault and right["era"] == MODERN):  # a bare probe makes the lab legacy
         failed(f"report says the {name} server speaks {shown(said['era'])}; it speaks {right['era']!r}.",
                hint=era_hint(name, right["era"]))
         return False
-    fault = frames_fault(name, right["era"], sent)
     if fault:
         problem, hint = fault
         failed(problem, hint=hint)
@@ -250,7 +250,7 @@ def handshake_fault(name, sessions):
             elif not initialize_sent:
                 if envelope_keys(message) and not any(m.get("method") == "initialize" for s in sessions for m in s.sent):
                     return (f"report sent {shown(method)} with the 2026-07-28 envelope to the {name} server, which "
-                            "speaks 2025-11-25, and no handshake at all: the probe's answer was taken for 2026-07-28.",
+                            "speaks 2025-11-25, and no handshake at all: what the probe got was read as 2026-07-28.",
                             era_hint(name, LEGACY))
                 return (f"report sent {shown(method)} to the {name} server without the handshake; a 2025-11-25 "
                         "server expects initialize, then notifications/initialized, before any other request.",
@@ -310,6 +310,9 @@ def envelope_fault(name, sessions):
             meta = params.get("_meta") if isinstance(params, dict) else None
             speak = ("Speak the era the probe found from then on: to a 2026-07-28 server every request carries the "
                      "envelope in params._meta (wire.request adds it; frames.legacy_request does not).")
+            if method == "server/discover":
+                speak = ("The probe is a 2026-07-28 request too: send it with the envelope (wire.request adds it). "
+                         "Without it, a dual-era server such as the lab answers as a 2025-11-25 server would.")
             if not envelope_keys(message):
                 return (f"report sent {shown(method)} to the {name} server without the 2026-07-28 envelope; this "
                         f"server speaks 2026-07-28, where every request carries {frames.PROTOCOL_VERSION_KEY} and "

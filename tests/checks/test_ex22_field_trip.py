@@ -486,3 +486,22 @@ def test_raises_in_its_own_code_after_right_frames(verdict):
     out = verdict(checks.check_server_report, own_bug)
     assert out.startswith("✗ report raised ValueError") and "for the lab server." in out
     assert "the error is in your own code" in out and "unknown tool" not in out
+
+
+def test_sends_the_probe_without_the_envelope(verdict):
+    # The lab takes a bare first request for 2025-11-25 (-32601 to server/discover), so the report falls back and
+    # calls it legacy: the probe's frame is the cause, not the wait.
+    def bare_probe(wire):
+        return wire.send(frames.legacy_request("server/discover", id=wire.next_id), timeout=10)
+    out = verdict(checks.check_server_report, lambda command: report_with(command, probe=bare_probe))
+    assert out.startswith("✗ report sent 'server/discover' to the lab server without the 2026-07-28 envelope")
+    assert "The probe is a 2026-07-28 request too" in out and "wait longer" not in out
+
+
+def test_reads_is_error_from_a_json_rpc_error(verdict):
+    def result_only(command):
+        return report_with(command, error_style=lambda reply: "isError" if reply.result["isError"] else "result")
+    out = verdict(checks.check_server_report, result_only)
+    # The lab answers an unknown tool with a result; the time server's -32602 has none, and the crash comes right there.
+    assert out.startswith("✗ report raised TypeError: 'NoneType' object is not subscriptable for the time server.")
+    assert "An unknown tool may come back as a JSON-RPC error" in out
