@@ -29,12 +29,16 @@ GUARD_S = 40
 DEADLINE_S = 3.0
 SCORE_POLL_MS = 1000  # score_night's pollIntervalMs in the lab
 SILENCE_SLACK_S = 1.0  # a poll may come this much after pollIntervalMs on a busy machine and still count as on time
-LATE_S = 2.5  # a cancel may wait for the poll that finds the deadline passed: one pollIntervalMs, and a busy machine
+OLD_PACE_S = 0.15  # a gap this close to an interval asked earlier is a loop that kept that interval
+ENDED_GUARD_S = 8  # a task that has already failed: a right answer returns after one poll
+INVALID_ANSWER = {"epoch-7": {"action": "accept", "content": {"stage": "N4"}}}  # the lab fails review_night on it
+CANCEL_SLACK_S = 0.5  # a cancel this much after the deadline is a busy machine, not a loop that slept past it
 POLLS_AFTER_DEADLINE = 1  # the one poll that finds the deadline passed
 ANSWERS = {"epoch-7": "REM", "epoch-14": "W"}
 # The lab never changes a task's pollIntervalMs; a server may ("which may change"), so the check's wire raises it
 # after the first tasks/get of each task, as a busy server would: from review_night's 500 ms and score_night's 1000.
-RAISED_POLL_MS = 900
+# 2000 ms after 500: no fixed sleep is both at least 2000 ms and at most 500 ms + SILENCE_SLACK_S.
+RAISED_POLL_MS = 2000
 RAISED_SCORE_POLL_MS = 1500
 # The lab never has two questions open at once; a server may ("all outstanding requests"), so in Task 1 the check's
 # wire shows a second question beside the lab's first one and keeps the task input_required until it is answered.
@@ -265,7 +269,8 @@ def pace_problem(wire, written, task_id):
     for (before, first), (after, _) in zip(polls, polls[1:]):
         asked = intervals.get(first.get("id"))
         if asked is not None and after - before < asked / 1000 - PACE_SLACK_S:
-            changed = next((earlier for earlier in shown_before if earlier != asked), None)
+            changed = next((earlier for earlier in shown_before
+                            if earlier != asked and abs(after - before - earlier / 1000) <= OLD_PACE_S), None)
             why = (f" Its previous replies asked for {changed} ms: the server raised pollIntervalMs, as a busy "
                    "server may, and your loop kept the old pace." if changed is not None else "")
             return dict(problem=f"You polled {round((after - before) * 1000)} ms after the previous tasks/get; "
@@ -274,6 +279,20 @@ def pace_problem(wire, written, task_id):
                              "change); a server may rate-limit a client that polls faster.")
         if asked is not None:
             shown_before.append(asked)
+    return None
+
+
+def slow_poll_problem(wire, written, task_id):
+    """A tasks/get sent long after the previous one asked (a fixed sleep longer than pollIntervalMs)."""
+    polls = [(at, frame) for at, frame, _ in written
+             if frame.get("method") == "tasks/get" and _object(frame.get("params")).get("taskId") == task_id]
+    for (before, first), (after, _) in zip(polls, polls[1:]):
+        asked = wire.served.get(first.get("id"))
+        if asked is not None and after - before > asked / 1000 + SILENCE_SLACK_S:
+            return dict(problem=f"You polled {after - before:.1f} s after a tasks/get that asked for {asked} ms "
+                                "(pollIntervalMs).",
+                        hint="Sleep the pollIntervalMs of the latest reply, not a fixed time: a longer sleep sees the "
+                             "task's questions and its end late, a shorter one may get you rate-limited.")
     return None
 
 
@@ -370,10 +389,35 @@ def check_follow(follow_task):
         for wire in (stdio, http):
             if not _follow_on(follow_task, wire):
                 return
+        if not _follow_failed_on(follow_task, stdio):
+            return
     passed("follow_task drove review_night to completed on stdio and over HTTP: polls at the pollIntervalMs of the "
            f"latest reply (the check's wire raised it to {RAISED_POLL_MS} ms after the first), each question "
            "answered once with its inputRequests entry, both of the two open at once answered before the next poll, "
-           "Mcp-Name on every HTTP tasks/* request.")
+           "Mcp-Name on every HTTP tasks/* request; and it returned a task that had failed at once.")
+
+
+def failed_task(wire):
+    """A review_night that has failed already: the check answered its first question with a stage the lab rejects."""
+    task_id = start(wire, "review_night", {"night": "P07", "pause_ms": 10})
+    _wait_for(wire, task_id, "input_required")
+    tasks.update(wire, task_id, dict(INVALID_ANSWER))
+    finish(wire, task_id)
+    return task_id
+
+
+def _follow_failed_on(follow_task, wire):
+    task_id = failed_task(wire)
+    outcome = attempt(follow_task, wire, task_id, the_user, guard=ENDED_GUARD_S)
+    task = as_task(outcome.value)
+    if outcome.hung or outcome.error is not None or task is None or task.get("status") != "failed":
+        did = (f"was still polling {ENDED_GUARD_S} s later" if outcome.hung else
+               f"raised {outcome.error_text}" if outcome.error is not None else f"returned {shown(outcome.value)}")
+        failed(f"follow_task, given a review_night that had already failed, {did}; expected the failed task.",
+               hint="Stop at any of the three ends, completed, failed or cancelled, and return that tasks/get "
+                    "result: a loop that waits for completed alone never returns from a task that failed.")
+        return False
+    return True
 
 
 def _follow_on(follow_task, wire):
@@ -395,8 +439,8 @@ def _follow_on(follow_task, wire):
         return False
     written = since(wire, mark)
     for problem in (wire_problem(wire, written, task_id), repeat_problem(written),
-                    pace_problem(wire, written, task_id), closed_problem(wire, "follow_task"),
-                    answer_problem(calls, wire)):
+                    pace_problem(wire, written, task_id), slow_poll_problem(wire, written, task_id),
+                    closed_problem(wire, "follow_task"), answer_problem(calls, wire)):
         if problem:
             failed(problem.pop("problem"), **problem)
             return False
@@ -527,13 +571,26 @@ def check_outcome(outcome, cases=None):
            "finished, failed carries a JSON-RPC error.")
 
 
+LABELS = ("done", "tool error", "failed", "cancelled", "not finished")
+
+
 def _outcome_hint(task, said):
+    if said not in LABELS:
+        return dict(hint="Return one of the five labels exactly as the task writes them: "
+                         + ", ".join(f'"{label}"' for label in LABELS) + "; not the status name.")
     if task["status"] == "completed" and task["result"].get("isError") and said == "failed":
         return dict(hint="A tool that reports isError: true has done its job: the task is completed, and the error is "
                          "in result for the model to read. failed is only for a JSON-RPC error, which comes in error.")
     if task["status"] == "completed" and "isError" not in task["result"] and said != "done":
         return dict(hint="This result has no isError. CallToolResult's isError is optional: \"If not set, this is "
                          "assumed to be false (the call was successful)\". Read a missing isError as false.")
+    if (task["status"] == "completed" and task["result"].get("isError") is False and said == "tool error"
+            and "error" not in _text(task["result"]).lower()):
+        return dict(hint="isError is here, and it is false: read its value (result.get(\"isError\", False)), not "
+                         "whether the key is present.")
+    if task["status"] == "completed" and task["result"].get("isError") is True and said == "done":
+        return dict(hint="isError is the JSON boolean true here (Python True), which no string equals: test it as "
+                         "a boolean, if result.get(\"isError\", False).")
     if task["status"] == "completed" and not task["result"].get("isError") and said != "done":
         return dict(hint="isError is false here, whatever the text says: decide from result.isError, never from the "
                          "words of the content, which are written for the model.")
@@ -556,9 +613,37 @@ def check_deadline(stop_at_deadline):
         with lab() as wire:
             if not _deadline_on(stop_at_deadline, wire):
                 return
+            if wire.transport == "stdio" and not _ended_first_on(stop_at_deadline, wire):
+                return
     passed("stop_at_deadline polled at the pollIntervalMs of the latest reply (the check's wire raised it to "
-           f"{RAISED_SCORE_POLL_MS} ms after the first), cancelled with tasks/cancel at the {DEADLINE_S:g} s deadline "
-           "and returned \"cancelled\", on stdio and over HTTP; the task ended cancelled.")
+           f"{RAISED_SCORE_POLL_MS} ms after the first), cancelled with tasks/cancel by the {DEADLINE_S:g} s deadline "
+           "and returned \"cancelled\", on stdio and over HTTP; the task ended cancelled. Given a task that had "
+           "failed already, it returned \"failed\" after one poll.")
+
+
+def _ended_first_on(stop_at_deadline, wire):
+    """A task that ends before the deadline: one poll, no cancel, its status returned."""
+    task_id = failed_task(wire)
+    mark = time.monotonic()
+    outcome = attempt(stop_at_deadline, wire, task_id, DEADLINE_S, guard=GUARD_S)
+    written = since(wire, mark)
+    polls = [frame for _, frame, _ in written if frame.get("method") == "tasks/get"]
+    cancelled = any(frame.get("method") == "tasks/cancel" for _, frame, _ in written)
+    hint = ("Read status after every poll: completed, failed and cancelled are ends, and when the task has ended "
+            "before the deadline you return that status (task[\"status\"]) and send nothing more.")
+    if len(polls) > 1 or cancelled:
+        did = " and ".join(([f"polled {len(polls) - 1} more time{'s' if len(polls) > 2 else ''}"] if len(polls) > 1
+                            else []) + (["sent tasks/cancel"] if cancelled else []))
+        failed(f"stop_at_deadline, given a task that had already failed, {did}; its first tasks/get showed failed.",
+               hint=hint)
+        return False
+    if outcome.hung or outcome.error is not None or outcome.value != "failed":
+        did = (f"was still running {GUARD_S} s later" if outcome.hung else
+               f"raised {outcome.error_text}" if outcome.error is not None else f"returned {shown(outcome.value)}")
+        failed(f"stop_at_deadline, given a task that had already failed, {did}; expected \"failed\", the status "
+               "it ended with.", hint=hint)
+        return False
+    return True
 
 
 def _deadline_on(stop_at_deadline, wire):
@@ -599,9 +684,11 @@ def _deadline_on(stop_at_deadline, wire):
                hint="Compare the time with the deadline after every poll (or before each sleep): the first poll "
                     "that finds the deadline passed is the last one, and the cancel follows it.")
         return False
-    if cancels[0] > DEADLINE_S + LATE_S:
-        failed(f"stop_at_deadline cancelled {cancels[0]:.1f} s after it started; the deadline was {DEADLINE_S:g} s.",
-               hint="Check the deadline before each sleep, and cancel as soon as the next poll would come after it.")
+    if cancels[0] > DEADLINE_S + CANCEL_SLACK_S:
+        failed(f"stop_at_deadline cancelled {cancels[0]:.1f} s after it started, {cancels[0] - DEADLINE_S:.1f} s "
+               f"after the {DEADLINE_S:g} s deadline: it slept past the deadline before it cancelled.",
+               hint="Before each sleep, compare now + pollIntervalMs with the deadline: if the next poll would come "
+                    "after it, cancel now (or sleep only until the deadline, then cancel).")
         return False
     final = finish(wire, task_id)
     if final["status"] != "cancelled":
@@ -692,6 +779,11 @@ def check_restart(start_and_save, resume):
                 failed(problem.pop("problem"), **problem)
                 return
             ids[night] = _started_id(worker, night)
+            if ids[night] is None:
+                failed(f"start_and_save, asked for night {night}, started no score_night for it; its tools/call named "
+                       f"{shown(_called_night(worker, mark))}.",
+                       hint="Pass the night argument on as arguments.night: each night is a task of its own.")
+                return
             if tasks.get(worker, ids[night]).result["status"] in TERMINAL:
                 failed(f"start_and_save returned only after the task of night {night} had ended.",
                        hint="Write the task id to the file as soon as the CreateTaskResult comes, and return: the id "
@@ -706,10 +798,15 @@ def check_restart(start_and_save, resume):
                             "CreateTaskResult to the file (as text or JSON).")
                 return
         # The client restarts: another lab process on the same folder, which asks for another pace from its first
-        # reply on; the worker lab keeps running.
+        # reply on; the worker lab keeps running. The saved file (and any file named after it) reaches it under
+        # another name, as after a restart nothing but files is left: a resume that looks the path up in memory
+        # finds nothing.
+        restarted = str(Path(folder) / "restarted.task")
+        for saved in Path(folder).glob("P07.task*"):
+            Path(restarted + saved.name[len("P07.task"):]).write_bytes(saved.read_bytes())
         fresh.raised_poll_ms, fresh.raise_after = RAISED_SCORE_POLL_MS, 0
         mark = time.monotonic()
-        resumed = attempt(resume, fresh, paths["P07"], guard=GUARD_S)
+        resumed = attempt(resume, fresh, restarted, guard=GUARD_S)
         written = since(fresh, mark)
         closed = closed_problem(fresh, "resume")  # now: leaving lab_pair closes it anyway
         final = finish(worker, ids["P07"])
@@ -718,12 +815,21 @@ def check_restart(start_and_save, resume):
         return
     asked = {_object(frame.get("params")).get("taskId") for _, frame, _ in written if frame.get("method") == "tasks/get"}
     if ids["P07"] not in asked:
+        garbled = next((task_id for task_id in asked if isinstance(task_id, str) and _unwrapped(task_id) == ids["P07"]),
+                       None)
+        if garbled is not None:
+            failed(f"resume polled the task id {garbled!r}: the right id, with the file's {_wrapping(garbled)} still "
+                   "on it, so the lab knows no such task.",
+                   hint="Undo what you wrote: .strip() the text, or json.loads it if you saved it with json.dumps.")
+            return
         wrong = "the other night's task" if ids["P08"] in asked else "no task the file named"
-        failed(f"resume polled {wrong}, not the task in the file it was given.",
+        raised = f"; it raised {resumed.error_text}" if resumed.error is not None else ""
+        failed(f"resume polled {wrong}, not the task in the file it was given{raised}.",
                hint="Read the task id back from the path: after a restart nothing in memory is left, and a variable "
                     "that survived here holds whichever task was started last.")
         return
-    for problem in (wire_problem(fresh, written, ids["P07"]), pace_problem(fresh, written, ids["P07"])):
+    for problem in (wire_problem(fresh, written, ids["P07"]), pace_problem(fresh, written, ids["P07"]),
+                    slow_poll_problem(fresh, written, ids["P07"])):
         if problem:
             failed(_in_resume(problem.pop("problem")), **problem)
             return
@@ -753,6 +859,28 @@ def check_restart(start_and_save, resume):
         return
     passed("The task id outlived its client: resume read it from the file and followed night P07 to completed "
            "through another lab process.")
+
+
+def _unwrapped(text):
+    """A task id read back with what a file may add around it: whitespace, JSON quotes."""
+    text = text.strip()
+    try:
+        decoded = json.loads(text)
+    except ValueError:
+        return text
+    return decoded.strip() if isinstance(decoded, str) else text
+
+
+def _wrapping(text):
+    return "quotes" if text.strip().startswith('"') else "newline" if "\n" in text else "whitespace"
+
+
+def _called_night(wire, mark):
+    """The night the first tools/call after `mark` asked for."""
+    for _, frame, _ in since(wire, mark):
+        if frame.get("method") == "tools/call":
+            return _object(_object(frame.get("params")).get("arguments")).get("night")
+    return None
 
 
 def _in_resume(problem):

@@ -73,7 +73,55 @@ def test_follow_returning_the_whole_message(verdict):
 def test_polling_at_a_fixed_pace(verdict):
     # A blind learner run: 500 ms written in, which passed while the lab never changed pollIntervalMs.
     out = verdict(checks.check_follow, follower(pace=0.5))
-    assert "the task asked for 900 ms (pollIntervalMs)" in out and "asked for 500 ms: the server raised" in out, out
+    assert "the task asked for 2000 ms (pollIntervalMs)" in out and "asked for 500 ms: the server raised" in out, out
+
+
+@pytest.mark.parametrize("pace, said", [
+    # A blind learner run: time.sleep(1), 0.9 and 2 passed while the wire asked for 500 ms, then 900.
+    (1.0, " ms after the previous tasks/get; the task asked for 2000 ms (pollIntervalMs)."),
+    (2.0, " s after a tasks/get that asked for 500 ms (pollIntervalMs)."),
+])
+def test_polling_at_a_fixed_round_pace(verdict, pace, said):
+    out = verdict(checks.check_follow, follower(pace=pace))
+    assert out.startswith("✗ You polled ") and said in out and "kept the old pace" not in out, out
+
+
+def test_polling_again_right_after_an_update(verdict):
+    # A blind learner run: the sleep skipped after tasks/update was told its loop "kept the old pace".
+    def no_sleep_after_update(wire, task_id, answer):
+        answered = set()
+        while True:
+            task = task_request(wire, "tasks/get", {"taskId": task_id}).result
+            if task["status"] in ("completed", "failed", "cancelled"):
+                return task
+            fresh = {k: r for k, r in task.get("inputRequests", {}).items() if k not in answered}
+            if fresh:
+                task_request(wire, "tasks/update", {"taskId": task_id, "inputResponses": {
+                    k: answer(k, r) for k, r in fresh.items()}})
+                answered.update(fresh)
+                continue
+            time.sleep(task["pollIntervalMs"] / 1000)
+    out = verdict(checks.check_follow, no_sleep_after_update)
+    assert out.startswith("✗ You polled ") and "(pollIntervalMs)." in out and "kept the old pace" not in out, out
+
+
+def test_follow_ending_only_at_completed(verdict):
+    # A blind learner run: `while status != "completed"` passed, and never returns from a task that failed.
+    def only_completed(wire, task_id, answer):
+        answered = set()
+        task = task_request(wire, "tasks/get", {"taskId": task_id}).result
+        while task["status"] != "completed":
+            fresh = {k: r for k, r in task.get("inputRequests", {}).items() if k not in answered}
+            if fresh:
+                task_request(wire, "tasks/update", {"taskId": task_id, "inputResponses": {
+                    k: answer(k, r) for k, r in fresh.items()}})
+                answered.update(fresh)
+            time.sleep(task["pollIntervalMs"] / 1000)
+            task = task_request(wire, "tasks/get", {"taskId": task_id}).result
+        return task
+    out = verdict(checks.check_follow, only_completed)
+    assert out.startswith("✗ follow_task, given a review_night that had already failed, was still polling"), out
+    assert "waits for completed alone" in out
 
 
 def pace_read_once(wire, task_id, answer):
@@ -94,7 +142,7 @@ def pace_read_once(wire, task_id, answer):
 
 def test_polling_at_the_first_replys_pace(verdict):
     out = verdict(checks.check_follow, pace_read_once)
-    assert "the task asked for 900 ms" in out and "kept the old pace" in out and "read from the latest" in out, out
+    assert "the task asked for 2000 ms" in out and "kept the old pace" in out and "read from the latest" in out, out
 
 
 def passing_to_answer(given):
@@ -326,6 +374,33 @@ def test_outcome_reading_is_error_otherwise(verdict, cases, read_is_error, said)
                             or "never from the words of the content" in out)
 
 
+@pytest.mark.parametrize("outcome, said, hint", [
+    # Blind learner runs: the hints blamed reading the content's words, or not reading isError.
+    (lambda task: task["status"] if task["status"] in ("completed", "failed", "cancelled") else "not finished",
+     "outcome gave 'completed'", 'Return one of the five labels exactly'),
+    (lambda task: "tool_error" if task.get("result", {}).get("isError") else outcome_right(task),
+     "outcome gave 'tool_error'", 'Return one of the five labels exactly'),
+    (lambda task: "tool error" if "isError" in task.get("result", {}) else outcome_right(task),
+     "outcome gave 'tool error'", "not whether the key is present"),
+    (lambda task: ("tool error" if task["result"].get("isError") == "true" else "done") if task["status"] == "completed"
+     else outcome_right(task),
+     "outcome gave 'done'", "which no string equals"),
+])
+def test_outcome_with_the_mistake_named(verdict, cases, outcome, said, hint):
+    out = verdict(checks.check_outcome, outcome, cases)
+    assert out.startswith("✗ " + said) and hint in out and "words of the content" not in out, out
+
+
+@pytest.mark.parametrize("outcome", [
+    # Blind learner runs, right on every valid task: failed carries error; str(True) is "True".
+    lambda task: ("failed" if "error" in task else task["status"] if task["status"] == "cancelled" else
+                  "not finished" if task["status"] != "completed" else
+                  "tool error" if str(task["result"].get("isError", False)).lower() == "true" else "done"),
+])
+def test_outcome_right_written_differently(verdict, cases, outcome):
+    assert verdict(checks.check_outcome, outcome, cases).startswith("✓ outcome read all 8 tasks right")
+
+
 def test_outcome_treating_input_required_as_the_end(verdict, cases):
     def waiting_is_done(task):
         return "done" if task["status"] == "input_required" else outcome_right(task)
@@ -359,7 +434,21 @@ def deadline_after_the_sleep(wire, task_id, deadline_s):
     return status
 
 
-@pytest.mark.parametrize("stop", [deadline_right, deadline_after_the_sleep])
+def deadline_sleeping_to_it(wire, task_id, deadline_s):
+    """Written differently (a blind learner's): when the next poll would come after the deadline, sleep to it, cancel."""
+    end = time.monotonic() + deadline_s
+    while True:
+        task = task_request(wire, "tasks/get", {"taskId": task_id}).result
+        if task["status"] in ("completed", "failed", "cancelled"):
+            return task["status"]
+        if time.monotonic() + task["pollIntervalMs"] / 1000 > end:
+            time.sleep(max(0, end - time.monotonic()))
+            task_request(wire, "tasks/cancel", {"taskId": task_id})
+            return "cancelled"
+        time.sleep(task["pollIntervalMs"] / 1000)
+
+
+@pytest.mark.parametrize("stop", [deadline_right, deadline_sleeping_to_it])
 def test_deadline_right(verdict, stop):
     assert verdict(checks.check_deadline, stop).startswith("✓ stop_at_deadline polled at the pollIntervalMs of the "
                                                            "latest reply")
@@ -395,8 +484,51 @@ def deadline_at_the_first_poll_past_it(wire, task_id, deadline_s):
     return task["status"]
 
 
-def test_deadline_cancelled_at_the_first_poll_past_it(verdict):
-    assert verdict(checks.check_deadline, deadline_at_the_first_poll_past_it).startswith("✓ stop_at_deadline polled")
+@pytest.mark.parametrize("stop", [deadline_after_the_sleep, deadline_at_the_first_poll_past_it])
+def test_deadline_cancelled_a_poll_interval_late(verdict, stop):
+    # A blind learner run: a cancel at 4 s passed "at the 3 s deadline"; the task asks for the cancel by the deadline.
+    out = verdict(checks.check_deadline, stop)
+    assert out.startswith("✗ stop_at_deadline cancelled 4.") and "after the 3 s deadline: it slept past" in out, out
+    assert "if the next poll would come after it, cancel now" in out
+
+
+def ignoring_the_status(only_completed):
+    """A blind learner run: the status never read (or only completed), which passed on a task that outlived the deadline."""
+    def stop_at_deadline(wire, task_id, deadline_s):
+        started = time.monotonic()
+        while True:
+            task = task_request(wire, "tasks/get", {"taskId": task_id}).result
+            if only_completed and task["status"] == "completed":
+                return "completed"
+            wait_s = task["pollIntervalMs"] / 1000
+            if time.monotonic() - started + wait_s > deadline_s:
+                task_request(wire, "tasks/cancel", {"taskId": task_id})
+                return "cancelled"
+            time.sleep(wait_s)
+    return stop_at_deadline
+
+
+@pytest.mark.parametrize("only_completed", [False, True])
+def test_deadline_on_a_task_that_ended_first(verdict, only_completed):
+    out = verdict(checks.check_deadline, ignoring_the_status(only_completed))
+    assert out.startswith("✗ stop_at_deadline, given a task that had already failed, polled "), out
+    assert "and sent tasks/cancel; its first tasks/get showed failed." in out, out
+    assert "completed, failed and cancelled are ends" in out
+
+
+def test_deadline_polling_early_to_meet_it(verdict):
+    # A blind learner run: min(pollIntervalMs, time left) was told its loop "kept the old pace".
+    def shortened(wire, task_id, deadline_s):
+        end = time.monotonic() + deadline_s
+        while True:
+            task = task_request(wire, "tasks/get", {"taskId": task_id}).result
+            left = end - time.monotonic()
+            if left <= 0:
+                task_request(wire, "tasks/cancel", {"taskId": task_id})
+                return "cancelled"
+            time.sleep(min(task["pollIntervalMs"] / 1000, left))
+    out = verdict(checks.check_deadline, shortened)
+    assert out.startswith("✗ You polled ") and "the task asked for 1500 ms" in out and "old pace" not in out, out
 
 
 def deadline_then_follow(wire, task_id, deadline_s):
@@ -509,6 +641,8 @@ def test_deadline_cancel_without_mcp_name_over_http(verdict):
         ends_at = time.monotonic() + deadline_s
         while True:
             task = task_request(wire, "tasks/get", {"taskId": task_id}).result
+            if task["status"] in ("completed", "failed", "cancelled"):
+                return task["status"]
             if time.monotonic() + task["pollIntervalMs"] / 1000 > ends_at:
                 wire.request("tasks/cancel", {"taskId": task_id}, meta=TASKS)
                 return "cancelled"
@@ -604,6 +738,62 @@ def test_restart_reading_another_task(verdict):
         return follower()(wire, kept["task"], None)
     out = verdict(checks.check_restart, start_both_ways, resume_the_last)
     assert "resume polled the other night's task" in out
+
+
+def test_restart_with_the_id_kept_by_path(verdict):
+    # A blind learner run: a dict keyed by path passed, as the check called resume in the same process on the same path.
+    saved = {}
+
+    def start_keyed(wire, night, path):
+        start_and_save_text(wire, night, path)
+        saved[str(path)] = Path(path).read_text().strip()
+
+    def resume_keyed(wire, path):
+        return follower()(wire, saved[str(path)], None)
+    out = verdict(checks.check_restart, start_keyed, resume_keyed)
+    assert out.startswith("✗ resume polled no task the file named, not the task in the file it was given; it raised "
+                          "KeyError"), out
+
+
+def test_starting_the_same_night_every_time(verdict):
+    # A blind learner run: night P07 written in crashed the check with a TypeError.
+    out = verdict(checks.check_restart, start_with_arguments({**ARGUMENTS, "night": "P07"}), resume_json)
+    assert out.startswith("✗ start_and_save, asked for night P08, started no score_night for it; its tools/call "
+                          "named 'P07'."), out
+
+
+@pytest.mark.parametrize("write, said", [
+    (lambda task_id: task_id + "\n", "newline"),
+    (lambda task_id: json.dumps(task_id), "quotes"),
+])
+def test_resume_sending_the_file_text_as_it_is(verdict, write, said):
+    # A blind learner run: a newline or JSON quotes left on the id were blamed on a variable that survived.
+    def start_and_save(wire, night, path):
+        reply = wire.request("tools/call", {"name": "score_night", "arguments": {"night": night, **ARGUMENTS}},
+                             meta=TASKS)
+        Path(path).write_text(write(reply.result["taskId"]))
+
+    def resume_raw(wire, path):
+        return follower()(wire, Path(path).read_text(), None)
+    out = verdict(checks.check_restart, start_and_save, resume_raw)
+    assert out.startswith("✗ resume polled the task id ") and said in out and ".strip() the text" in out, out
+
+
+def test_resume_at_the_interval_saved_beside_the_id(verdict):
+    # A blind learner run: the handle's pollIntervalMs kept in a file named after the id's; the file name may change.
+    def start_keeping_the_interval(wire, night, path):
+        reply = wire.request("tools/call", {"name": "score_night", "arguments": {"night": night, **ARGUMENTS}},
+                             meta=TASKS)
+        Path(path).write_text(reply.result["taskId"])
+        Path(str(path) + ".interval").write_text(str(reply.result["pollIntervalMs"]))
+
+    def resume_at_the_saved_interval(wire, path):
+        task_id, wait_s = Path(path).read_text(), int(Path(str(path) + ".interval").read_text()) / 1000
+        while (task := task_request(wire, "tasks/get", {"taskId": task_id}).result)["status"] == "working":
+            time.sleep(wait_s)
+        return task
+    out = verdict(checks.check_restart, start_keeping_the_interval, resume_at_the_saved_interval)
+    assert out.startswith("✗ resume polled ") and "the task asked for 1500 ms (pollIntervalMs)" in out, out
 
 
 def test_restart_stub(verdict):
