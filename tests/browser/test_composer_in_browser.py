@@ -100,6 +100,6 @@ def test_after_run_all_a_try_it_composer_still_gets_replies(jupyter_lab, browser
     reply.locator(".mw-result-type").wait_for(timeout=90_000)  # it starts a server first, on a loaded machine too
 
     assert reply.locator(".mw-result-type").inner_text() == "complete"
-    assert "started a lab server of its own over stdio" in reply.inner_text()
+    assert "started that server again over stdio" in reply.inner_text()
     assert '"id":10' in reply.locator(".mw-reply").inner_text() and '"tools"' in reply.locator(".mw-reply").inner_text()
     try_it.screenshot(path=str(artifacts / "try-it-after-run-all.png"))
