@@ -6,6 +6,7 @@ import subprocess
 
 from mcpwire import frames
 from mcpwire.validate import validate
+from . import input_schema
 from .attempt import attempt, missing
 from .servers import REPLY_WAIT_S, STARTUP_WAIT_S, recorded_lab, say_lab_did_not_start, stdio_lab, stop
 from .verdict import failed, not_done, passed, server_said, short
@@ -127,7 +128,6 @@ def check_first_frame(first_frame, lab=None):
                f"{', '.join(REQUEST_MEMBERS)}: {short(frame)}",
                hint=_extra_members_hint(extra))
         return
-    problems = validate(frame)
     with stdio_lab(lab) as wire:
         reply = wire.send_raw(line, timeout=REPLY_WAIT_S)
         schema = _input_schema(wire, "search_notes")
@@ -138,7 +138,7 @@ def check_first_frame(first_frame, lab=None):
         return
     said = server_said(reply.message)
     if reply.error:
-        failed(_what_is_wrong(problems, "The server refused your frame."), server=said,
+        failed(_what_is_wrong(frame, "The server refused your frame."), server=said,
                hint=_hint_for(reply.code, reply.error.get("message", "")))
         return
     if frame.get("method") != "tools/call":
@@ -146,7 +146,7 @@ def check_first_frame(first_frame, lab=None):
                server=said)
         return
     if reply.is_tool_error:
-        failed(_what_is_wrong(problems, "The server ran the tool, but the tool reported an error."), server=said,
+        failed(_what_is_wrong(frame, "The server ran the tool, but the tool reported an error."), server=said,
                hint="params is {\"name\": \"search_notes\", \"arguments\": {\"query\": \"spindle\"}, \"_meta\": {...}}.")
         return
     params = frame.get("params") or {}
@@ -190,19 +190,13 @@ def _input_schema(wire, tool_name):
 
 def _schema_problem(schema, arguments):
     """The first way `arguments` break the tool's inputSchema, in a few words, or None."""
-    if not schema:
-        return None
-    # Imported on first use: importing jsonschema builds an RFC 3987 grammar (about 1.7 s of CPU).
-    import jsonschema
-
-    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(arguments))
-    if error is None:
-        return None
-    where = ".".join(map(str, error.absolute_path))
-    return f"{where}: {error.message}" if where else error.message
+    return input_schema.best_problem(schema, arguments) if schema else None
 
 
-def _what_is_wrong(problems, otherwise):
+def _what_is_wrong(frame, otherwise):
+    # Validated only here: the schema's models cost a kernel 0.7 s of CPU to import, and a frame the server ran
+    # is judged by what the server did with it.
+    problems = validate(frame)
     return "Your frame: " + "; ".join(problems) + "." if problems else otherwise
 
 
