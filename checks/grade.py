@@ -30,6 +30,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from checks import bytecode
 from checks.verdict import VERDICT_LOG
 from labserver.warm import WARM
 
@@ -85,8 +86,7 @@ def grade_learner(learner, paths, submissions, base, timeout, cell_timeout, isol
     """
     started = time.monotonic()
     own = Path(tempfile.mkdtemp(prefix="one-", dir=base))
-    for package in KIT:
-        shutil.copytree(ROOT / package, own / "kit" / package, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(base / "kit", own / "kit")  # with its bytecode: read-only in the sandbox, it is never written there
     if (ROOT / ".venv-legacy").is_dir():  # exercise 22's legacy server, found beside the checks (read-only in the sandbox)
         (own / "kit" / ".venv-legacy").symlink_to(ROOT / ".venv-legacy")
     (own / "work").mkdir()
@@ -133,6 +133,13 @@ def grade_learner(learner, paths, submissions, base, timeout, cell_timeout, isol
     return rows, seconds, timings
 
 
+def copy_kit(folder):
+    """The kit as every sandbox gets it, with its bytecode (a sandbox cannot write any)."""
+    for package in KIT:
+        shutil.copytree(ROOT / package, folder / package, ignore=shutil.ignore_patterns("__pycache__"))
+    bytecode.compile_kit(folder)
+
+
 def verdict_rows(learner, exercise, expected, log, outcome):
     rows, seen = [], set()
     if "invalid" in outcome:
@@ -166,16 +173,25 @@ def run_worker(own, hide, hide_base, read_only, timeout, cell_timeout, warm=True
 
     jobs = json.loads((Path(own) / "jobs.json").read_text(encoding="utf-8"))
     started = time.monotonic()
-    with warm_starter() if warm else contextlib.nullcontext():
+    with warm_starter(ready_first=False) if warm else contextlib.nullcontext() as starter:
+        # Each notebook's kernel boots while the notebook before it runs, the first while the starter imports the
+        # lab (a kernel costs about 1 s of start-up): still one fresh kernel per notebook, never shared.
+        upcoming = start_kernel(jobs[0]["log"]) if jobs else None
+        if starter:
+            wait_for_starter(starter)  # no notebook runs before it listens: a lab started sooner would start cold
         ready = time.monotonic() - started
         results = []
-        # Each notebook's kernel boots while the notebook before it runs (a kernel costs about 1.2 s of start-up,
-        # mostly waiting on imports): still one fresh kernel per notebook, never shared.
-        upcoming = start_kernel(jobs[0]["log"]) if jobs else None
         for number, job in enumerate(jobs):
             kernel, upcoming = upcoming, start_kernel(jobs[number + 1]["log"]) if number + 1 < len(jobs) else None
             results.append(run_notebook(job["notebook"], timeout, cell_timeout, kernel))
     return {"notebooks": results, "warm": ready}
+
+
+def wait_for_starter(path, limit=20.0):
+    """Until the warm starter listens (its socket appears only then), or limit seconds (labs then start cold)."""
+    deadline = time.monotonic() + limit
+    while not os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.02)
 
 
 def start_kernel(log):
@@ -346,6 +362,8 @@ def grade_folder(folder, jobs, timeout, cell_timeout, isolate, share=True):
     """Grade every notebook under folder: rows in the order of the notebooks, seconds per notebook, per sandbox."""
     submissions = find_submissions(folder)
     base = Path(tempfile.mkdtemp(prefix="mcp-grade-"))
+    bytecode.write_missing()
+    copy_kit(base / "kit")
     ordered, seconds, sandboxes = {}, {}, []
 
     def grade_group(group):
