@@ -27,11 +27,11 @@ BATCH = [SLOW, FAST, NEVER_ANSWERED, REFUSED, DISCOVER]
 EXPECTED_IDS = ["slow", 2, "refused", "2"]
 UNANSWERED = frames.request("server/discover", id="unanswered")
 # Never answers, but talks: a wait that starts over with each line never runs out here, and a loop that skips
-# only notifications/progress meets another method.
+# only notifications/progress meets another method. It ends when its stdin closes, as a stdio server does.
 CHATTY_EVERY_S = 0.25
 CHATTY_SOURCE = """\
-import json, sys, threading, time
-threading.Thread(target=sys.stdin.buffer.read, daemon=True).start()
+import json, os, sys, threading, time
+threading.Thread(target=lambda: (sys.stdin.buffer.read(), os._exit(0)), daemon=True).start()
 for n in range(200):
     method, params = (("notifications/progress", {"progressToken": "t", "progress": n}) if n % 2 else
                       ("notifications/message", {"level": "info", "data": "still here"}))
