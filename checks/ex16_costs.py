@@ -13,7 +13,7 @@ import numbers
 import re
 
 from mcpwire import count_tokens, dumps, frames
-from mcpwire.costs import TOKENIZER_NAME
+from mcpwire.costs import TOKENIZER_NAME, exchange_costs
 from mcpwire.stdio import StdioWire
 from .attempt import attempt, missing
 from .servers import stdio_lab
@@ -309,23 +309,20 @@ def _requests(n):
 
 def _measure_stdio(lab):
     """{unit: (modern per request, legacy per request, handshake)} for CYCLE repeated, on two stdio processes."""
-    # Imported here: mcpwire.charts imports matplotlib (about 0.8 s of CPU), which only this measure needs.
-    from mcpwire import charts
-
     requests = [CYCLE[i % len(CYCLE)] for i in range(MEASURED_REQUESTS)]
     with stdio_lab(lab) as modern_wire:
         start = len(modern_wire.transcript)
         for number, (method, params) in enumerate(requests, start=2):
             modern_wire.send(frames.request(method, params, id=number))
-        modern = charts.exchange_costs(modern_wire.transcript[start:])
+        modern = exchange_costs(modern_wire.transcript[start:])
     # A second process: the first request a stdio process reads fixes its era (lesson 11).
     with StdioWire.labserver() as legacy_wire:
         legacy_wire.send(frames.legacy_initialize())
         legacy_wire.send(frames.legacy_initialized())
         for number, (method, params) in enumerate(requests, start=2):
             legacy_wire.send(frames.legacy_request(method, params, id=number))
-        handshake = charts.exchange_costs(legacy_wire.transcript[:2])
-        legacy = charts.exchange_costs(legacy_wire.transcript[2:])
+        handshake = exchange_costs(legacy_wire.transcript[:2])
+        legacy = exchange_costs(legacy_wire.transcript[2:])
     return {unit: ([cost[index] for cost in modern], [cost[index] for cost in legacy],
                    sum(cost[index] for cost in handshake))
             for index, unit in enumerate(("bytes", "tokens"))}

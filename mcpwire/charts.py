@@ -11,7 +11,8 @@ import copy
 import matplotlib.pyplot as plt
 from matplotlib.ticker import MaxNLocator, StrMethodFormatter
 
-from .costs import TOKENIZER_NAME, count_tokens, ledger
+# exchange_costs is the charts' input; it lives in costs, where a check can use it without importing matplotlib.
+from .costs import TOKENIZER_NAME, count_tokens, exchange_costs, ledger  # noqa: F401
 from .frames import dumps
 
 TOKENIZER_LABEL = f"{TOKENIZER_NAME} (tiktoken, offline)"
@@ -42,12 +43,6 @@ def _finish(fig, title, footer):
 
 def _tokens(payloads, tokenizer):
     return sum(count_tokens(p, tokenizer) for p in payloads)
-
-
-def exchange_costs(exchanges, tokenizer=None):
-    """(bytes on the wire both ways, payload tokens both ways) for each exchange."""
-    return [(e.bytes_up + e.bytes_down,
-             _tokens(e.up_payloads, tokenizer) + _tokens(e.down_payloads, tokenizer)) for e in exchanges]
 
 
 def _grouped_bars(ax, labels, ups, downs, ylabel):

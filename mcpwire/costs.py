@@ -91,6 +91,12 @@ def ledger(transcript, tokenizer=None):
     return Ledger(list(rows.values()))
 
 
+def exchange_costs(exchanges, tokenizer=None):
+    """(bytes on the wire both ways, payload tokens both ways) for each exchange."""
+    return [(e.bytes_up + e.bytes_down,
+             sum(count_tokens(p, tokenizer) for p in (*e.up_payloads, *e.down_payloads))) for e in exchanges]
+
+
 def tokenizer_file_ok():
     """True when the bundled cl100k_base file has the published sha256 (tiktoken refuses it otherwise)."""
     import hashlib
