@@ -75,9 +75,11 @@ class Pending:
 
     def exchange(self):
         """The transcript entry: what went up, and every line that came down for it."""
-        return Exchange(transport="stdio", method=self.method, id=self.id, up=self.line,
-                        down=b"".join(self.down_lines), up_payloads=[self.payload], down_payloads=list(self.down_texts),
-                        elapsed_ms=(time.perf_counter() - self.started) * 1000)
+        # Called once, when nothing more comes for it: the list of texts is handed over, not copied. The fields
+        # in order (transport, method, id, up, down, up_payloads, down_payloads, elapsed_ms): keywords cost
+        # a microsecond more on every round trip.
+        return Exchange("stdio", self.method, self.id, self.line, b"".join(self.down_lines), [self.payload],
+                        self.down_texts, (time.perf_counter() - self.started) * 1000)
 
 
 class Filed:
@@ -101,7 +103,7 @@ class Matcher:
         self._by_id = {}  # id -> list of Pending not yet answered, oldest first (most often just one)
         self._raw = deque()  # raw sends not yet answered, oldest first (for id-null error replies)
         self._by_token = {}  # progressToken -> Pending
-        self._to_collect = {}  # id -> list of requests that `wait(id)` has not returned yet, oldest first
+        self._to_collect = {}  # id -> list of requests that `take(id)` has not returned yet, oldest first
         self.closed = False
 
     # --- the sending side --------------------------------------------------------
@@ -117,19 +119,16 @@ class Matcher:
         if pending.progress_token is not None:
             self._by_token[pending.progress_token] = pending
 
-    def to_collect(self, frame_id):
-        """The oldest request written with this id that has not been collected (KeyError if none)."""
-        waiting = self._to_collect.get(_key(frame_id))
+    def take(self, frame_id):
+        """The oldest request written with this id and not taken yet (KeyError if none): each is taken once."""
+        try:
+            waiting = self._to_collect[frame_id]
+        except (KeyError, TypeError):  # TypeError: a list or object, which no request was written with
+            raise KeyError(f"no request with id {frame_id!r} was written on this wire") from None
+        pending = waiting.pop(0)
         if not waiting:
-            raise KeyError(f"no request with id {frame_id!r} was written on this wire")
-        return waiting[0]
-
-    def collected(self, pending):
-        waiting = self._to_collect.get(pending.id)
-        if waiting and waiting[0] is pending:
-            del waiting[0]
-            if not waiting:
-                del self._to_collect[pending.id]
+            del self._to_collect[frame_id]
+        return pending
 
     def give_up(self, pending):
         """Stop waiting for `pending`; returns its transcript entry (what was written, and any notes), once.

@@ -29,13 +29,14 @@ class Reply(ShownAsText):
         self._problem = problem
 
     @classmethod
-    def unparsed(cls, raw, **kwargs):
+    def unparsed(cls, raw):
         """A Reply whose bytes are parsed when first looked at (`message`, `problem`), not now.
 
         For a wire that matched the reply by an id read from its first bytes: a caller
-        that only waits for the round trip pays no parse.
+        that only waits for the round trip pays no parse. No other arguments: passing
+        **kwargs on, even empty, costs a few hundred nanoseconds on every round trip.
         """
-        reply = cls(None, raw, **kwargs)
+        reply = cls(None, raw)
         reply._unparsed = True
         return reply
 

@@ -21,12 +21,6 @@ from .transcript import Exchange, Transcript
 from .wire import RAW_TIMEOUT
 
 
-def _progress_token(frame):
-    params = frame.get("params")
-    meta = params.get("_meta") if isinstance(params, dict) else None
-    return meta.get("progressToken") if isinstance(meta, dict) else None
-
-
 def _readable_id(text):
     """The id of a hand-typed line: a string or integer id of its JSON, or seen at its start; else None."""
     try:
@@ -159,9 +153,9 @@ class StdioWire:
         if "id" not in frame:
             return None
         if stream_for is None:
-            return self.wait(frame["id"], timeout=timeout)
+            return self._wait_for(None, timeout, frame_id=frame["id"])  # what wait() does, a call sooner
         try:
-            return self.wait(frame["id"], timeout=stream_for)
+            return self._wait_for(None, stream_for, frame_id=frame["id"])
         except WireTimeout:
             return Reply(None, b"", method=frame.get("method"), problem=(
                 f"we stopped waiting after {stream_for:g} s; no final response yet: the request stays open "
@@ -178,9 +172,11 @@ class StdioWire:
         payload = frames.dumps(frame)
         if "id" not in frame:
             self._write(payload, None)
-        else:
-            self._write(payload, Pending(REQUEST, frame["id"], frame.get("method"), payload, b"",
-                                         _progress_token(frame)))
+            return
+        params = frame.get("params")  # its progressToken, if any, ties notifications to it
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        token = meta.get("progressToken") if isinstance(meta, dict) else None
+        self._write(payload, Pending(REQUEST, frame["id"], frame.get("method"), payload, b"", token))
 
     def send_raw(self, text, headers=None, *, newline=True, timeout=RAW_TIMEOUT):
         """Write exactly `text` (str or bytes; plus a newline unless newline=False), even if it is malformed.
@@ -234,11 +230,8 @@ class StdioWire:
         timeout = self.timeout if timeout is None else timeout
         with self._lock:  # one lock for the look-up and the wait: each lock taken costs every round trip
             if pending is None:
-                pending = self._matcher.to_collect(frame_id)
-            try:
-                self._reader.wait_until(lambda: pending.reply is not None, timeout)
-            finally:
-                self._matcher.collected(pending)  # `wait(id)` returns it once: answered, timed out or interrupted
+                pending = self._matcher.take(frame_id)  # taken now: `wait(id)` returns it once, whatever happens
+            self._reader.wait_until(lambda: pending.reply is not None, timeout)
             if pending.reply is not None:
                 return pending.reply
             self._record(self._matcher.give_up(pending))  # what was written is recorded, answered or not

@@ -42,9 +42,18 @@ def test_the_same_id_twice_is_answered_oldest_first():
     matcher.file(reply(7, n=1))
     matcher.file(reply(7, n=2))
     assert (older.reply.result, newer.reply.result) == ({"n": 1}, {"n": 2})
-    assert matcher.to_collect(7) is older
-    matcher.collected(older)
-    assert matcher.to_collect(7) is newer
+    assert matcher.take(7) is older  # each request is taken once, oldest first
+    assert matcher.take(7) is newer
+    with pytest.raises(KeyError):
+        matcher.take(7)
+
+
+@pytest.mark.parametrize("frame_id", [8, [8], {"id": 8}])
+def test_an_id_no_request_was_written_with_cannot_be_taken(frame_id):
+    matcher = Matcher()
+    request(matcher, 7)
+    with pytest.raises(KeyError, match="no request with id"):
+        matcher.take(frame_id)
 
 
 def test_a_null_id_error_answers_the_oldest_raw_send_not_a_request():
