@@ -194,14 +194,21 @@ def wait_for_starter(path, limit=20.0):
         time.sleep(0.02)
 
 
+# jsonschema builds an RFC 3987 grammar with lark at import when rfc3987_syntax is installed (JupyterLab's
+# jupyter-events asks for it): 2 s of CPU in a kernel whose notebook validates anything, the SDK's client
+# checking a tool's structuredContent included. The grammar serves only the "iri" format checkers, which no
+# check and no SDK validation uses (a validator asserts formats only when given a checker).
+WITHOUT_IRI_GRAMMAR = "--IPKernelApp.exec_lines=import sys; sys.modules.setdefault('rfc3987_syntax', None)"
+
+
 def start_kernel(log):
     """A kernel started now, in the background, that writes its verdicts to log."""
     from jupyter_client.manager import AsyncKernelManager
     from jupyter_core.utils import run_sync
 
     manager = AsyncKernelManager(kernel_name="python3")
-    run_sync(manager.start_kernel)(extra_arguments=["--HistoryManager.hist_file=:memory:"], cwd=str(Path.cwd()),
-                                   env={**os.environ, VERDICT_LOG: log})
+    run_sync(manager.start_kernel)(extra_arguments=["--HistoryManager.hist_file=:memory:", WITHOUT_IRI_GRAMMAR],
+                                   cwd=str(Path.cwd()), env={**os.environ, VERDICT_LOG: log})
     # Connected now, so its IOPub subscription is in place by the time the notebook starts: a client that
     # connects then misses the first status message and waits 0.2 s to ask again (jupyter_client's wait_for_ready).
     connection = manager.client()

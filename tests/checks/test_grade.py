@@ -46,8 +46,10 @@ outer = OUTER_STARTER
 starters = glob.glob("/tmp/labserver-warm-*/starter")
 warm = ("own warm starter" if own and os.path.exists(own) else "no warm starter") + (
     "; outer starter reachable" if outer and os.path.exists(outer) else "; outer starter out of reach")
+import jsonschema, sys
+grammar = "IRI grammar built" if "lark" in sys.modules else "no IRI grammar"
 passed(f"probe: {kit}; {net}; {warm}; starters in /tmp: {len(starters)}; submissions visible: {others}; "
-       f"copies visible: {len(os.listdir('../..'))}")
+       f"copies visible: {len(os.listdir('../..'))}; jsonschema imported with {grammar}")
 """
 
 
@@ -156,6 +158,12 @@ def test_a_hostile_notebook_reaches_neither_the_kit_nor_the_network_nor_other_su
     # Its labs fork from a starter inside its sandbox; the test run's starter, and any other in /tmp, is hidden.
     assert "own warm starter; outer starter out of reach; starters in /tmp: 1" in probe
     assert "submissions visible: []" in probe and "copies visible: 1" in probe
+
+
+def test_a_graded_kernel_imports_jsonschema_without_the_iri_grammar(graded):
+    # 2 s of CPU in every kernel that validates (a check, or the SDK's client reading structuredContent).
+    (probe,) = [row["message"] for row in graded[1] if row["learner"] == "fay" and row["check"] not in CHECKS]
+    assert "jsonschema imported with no IRI grammar" in probe
 
 
 def test_the_kit_and_the_submissions_are_intact_after_grading(graded):
