@@ -401,9 +401,8 @@ def groups_of(submissions, jobs, share=True):
 def grade_folder(folder, jobs, timeout, cell_timeout, isolate, share=True):
     """Grade every notebook under folder: rows in the order of the notebooks, seconds per notebook, per sandbox."""
     submissions = find_submissions(folder)
-    base = Path(tempfile.mkdtemp(prefix="mcp-grade-"))
     bytecode.write_missing()
-    copy_kit(base / "kit")
+    base = Path(tempfile.mkdtemp(prefix="mcp-grade-"))
     ordered, seconds, sandboxes = {}, {}, []
 
     def grade_group(group):
@@ -411,6 +410,7 @@ def grade_folder(folder, jobs, timeout, cell_timeout, isolate, share=True):
         return found, grade_learner(learner, [path for _, path in found], folder, base, timeout, cell_timeout, isolate, warm=share)
 
     try:
+        copy_kit(base / "kit")
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             for found, (rows, times, timings) in pool.map(grade_group, groups_of(submissions, jobs, share)):
                 for (index, _), own_rows, spent in zip(found, rows, times):
