@@ -88,15 +88,17 @@ legacy-server: $(LEGACY_STAMP)
 
 # uv leaves bytecode to the first import. Where PYTHONDONTWRITEBYTECODE is set (CI images often set it),
 # every kernel, worker and lab of a test run would compile its imports again; a test run writes it, once,
-# for the modules it imports (compiling the whole environment ahead would take 16 s on two cores).
-PYTEST = env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest
+# for the modules it imports (compiling the whole environment ahead would take 16 s on two cores). So does a
+# learner's session: JupyterLab, each lesson's kernel and its labs.
+WRITE_BYTECODE = env -u PYTHONDONTWRITEBYTECODE
+PYTEST = $(WRITE_BYTECODE) $(PY) -m pytest
 
 # Every lab a lesson starts forks from one warm starter for the session (labserver.warm_session), instead of
 # importing the SDK again; WARM_LABS=0 starts them cold. scripts/jupyter_lab.py is `jupyter lab` without an
 # import it never needs (1.3 s of CPU at every start).
 # Opens lesson 00. No language-server scan at start: the lessons need none, and it spawns npm.
 lab: $(LAB_STAMP) $(LAB_SETTINGS) $(LEGACY_STAMP)
-	$(if $(filter 0,$(WARM_LABS)),,$(PY) -m labserver.warm_session --) \
+	$(WRITE_BYTECODE) $(if $(filter 0,$(WARM_LABS)),,$(PY) -m labserver.warm_session --) \
 	  $(PY) scripts/jupyter_lab.py --ServerApp.root_dir=notebooks --LabApp.default_url=/lab/tree/$(FIRST_LESSON) \
 	  --LanguageServerManager.autodetect=False $(LAB_OPTS)
 
