@@ -1,5 +1,5 @@
 """Which request a line from a stdio server answers. No I/O and no threads: feed it what
-was sent and what came back, and it says what each line is.
+was sent and what came back, and it files each line where it belongs.
 
 Replies can come back in any order, so they are matched by id. Two kinds of send
 wait for an answer:
@@ -11,8 +11,8 @@ wait for an answer:
 
 A notification that carries the `progressToken` of a request is tied to that
 request; every other message is *unsolicited* and goes to whoever reads them.
-The caller keeps the clock: `give_up(pending)` when it stops waiting, `close()`
-when the stream ends.
+Each finished exchange goes to the transcript. The caller keeps the clock:
+`give_up(pending)` when it stops waiting, `close()` when the stream ends.
 """
 
 import json
@@ -20,6 +20,7 @@ import re
 import time
 from collections import deque
 
+from .lines import MAX_LINE_BYTES, Oversized
 from .reply import Reply
 from .transcript import Exchange
 
@@ -82,24 +83,21 @@ class Pending:
                         self.down_texts, (time.perf_counter() - self.started) * 1000)
 
 
-class Filed:
-    """What one line from the server turned out to be.
+class Matcher:
+    """Pairs each line a server writes with the send it answers, and files it.
 
-    `pending` is the send it answered or belongs to (None: unsolicited); `reply` is set
-    for an answer or an unsolicited message; `exchange` is the transcript entry it
-    completes, if any; `notification` is the message when it was a notification.
+    Where a line goes: the reply to a send we wait for becomes that send's `reply`; a
+    notification tied to a send joins its notes; anything else is unsolicited and its
+    message goes to `unread`. Every notification also goes to `notifications`, and every
+    finished exchange to `transcript`. All three are anything with `append` (the wire
+    passes its own); by default, new lists.
     """
 
-    __slots__ = ("reply", "pending", "exchange", "notification")
-
-    def __init__(self, reply=None, pending=None, exchange=None, notification=None):
-        self.reply, self.pending, self.exchange, self.notification = reply, pending, exchange, notification
-
-
-class Matcher:
-    """Pairs each line a server writes with the send it answers."""
-
-    def __init__(self):
+    def __init__(self, transcript=None, notifications=None, unread=None, *, limit=MAX_LINE_BYTES):
+        self.transcript = [] if transcript is None else transcript
+        self.notifications = [] if notifications is None else notifications
+        self.unread = deque() if unread is None else unread
+        self.limit = limit  # the line size limit the reader applies, for what an Oversized line says
         self._by_id = {}  # id -> list of Pending not yet answered, oldest first (most often just one)
         self._raw = deque()  # raw sends not yet answered, oldest first (for id-null error replies)
         self._by_token = {}  # progressToken -> Pending
@@ -131,7 +129,7 @@ class Matcher:
         return pending
 
     def give_up(self, pending):
-        """Stop waiting for `pending`; returns its transcript entry (what was written, and any notes), once.
+        """Stop waiting for `pending` and record what was written (and any notes), once; returns that entry or None.
 
         A reply that still comes later is unsolicited.
         """
@@ -139,7 +137,9 @@ class Matcher:
             return None
         pending.given_up = True
         self._forget(pending)
-        return pending.exchange()
+        exchange = pending.exchange()
+        self.transcript.append(exchange)
+        return exchange
 
     def _forget(self, pending):
         waiting = self._by_id.get(pending.key)
@@ -155,15 +155,31 @@ class Matcher:
     # --- the receiving side ------------------------------------------------------
 
     def file(self, line):
-        """File one line (bytes, newline included if it had one)."""
-        body = line[:-1] if line.endswith(b"\n") else line
-        head = _RESPONSE_HEAD.match(body)
-        if head:  # an integer id as int() reads it; a string id json cannot read is None, which is no key
-            waiting = self._by_id.get(int(head[1]) if head[1] is not None else _json_or_none(head[2]))
-        else:
-            waiting = None
-        if waiting:
-            return self._answer(waiting[0], line, body.decode("utf-8", "replace"), Reply.unparsed(body))
+        """File one line: bytes (newline included if it had one), or `lines.Oversized` for one over the limit.
+
+        Returns the send it answered or belongs to, or None when it is unsolicited. Never
+        raises (a reader that dies leaves every later request to time out): a line that
+        cannot be filed is kept as an unsolicited message that says why.
+        """
+        try:
+            if type(line) is Oversized:
+                return self._file_oversized(line.head, line.size)
+            body = line[:-1] if line.endswith(b"\n") else line
+            head = _RESPONSE_HEAD.match(body)
+            if head:  # an integer id as int() reads it; a string id json cannot read is None, which is no key
+                waiting = self._by_id.get(int(head[1]) if head[1] is not None else _json_or_none(head[2]))
+                if waiting:
+                    return self._answer(waiting[0], line, body.decode("utf-8", "replace"), Reply.unparsed(body))
+            return self._file_parsed(line, body)
+        except Exception as error:
+            raw = line.head if type(line) is Oversized else line
+            problem = f"mcpwire could not file this line ({type(error).__name__}: {error}); it is kept here"
+            self._unsolicited(raw, raw.rstrip(b"\n").decode("utf-8", "replace"),
+                              Reply(None, raw.rstrip(b"\n"), problem=problem), {})
+            return None
+
+    def _file_parsed(self, line, body):
+        """Any line that is not an SDK-shaped reply to a send we wait for: parse it, then see what it is."""
         try:
             text = body.decode("utf-8")
             reply = Reply.from_bytes(body, text=text)
@@ -176,6 +192,7 @@ class Matcher:
             if pending is not None:
                 return self._answer(pending, line, text, reply)
         elif "method" in message:
+            self.notifications.append(message)
             params = message.get("params")
             token = _key(params.get("progressToken")) if isinstance(params, dict) else None
             owner = self._by_token.get(token) if token is not None else None
@@ -183,16 +200,15 @@ class Matcher:
                 owner.down_lines.append(line)
                 owner.down_texts.append(text)
                 owner.notes.append(message)
-                return Filed(pending=owner, notification=message)
-            return self._unsolicited(line, text, reply, message, notification=message)
+                return owner
         return self._unsolicited(line, text, reply, message)
 
-    def file_oversized(self, head, size, limit):
+    def _file_oversized(self, head, size):
         """A line over the size limit, of which only `head` was kept.
 
         If the head shows the id of a send we wait for, that send gets a Reply saying what happened.
         """
-        problem = f"the server wrote a line of {size} bytes, over mcpwire's limit of {limit}; it was dropped"
+        problem = f"the server wrote a line of {size} bytes, over mcpwire's limit of {self.limit}; it was dropped"
         reply = Reply(None, head, problem=problem)
         text = head.decode("utf-8", "replace")
         pending = self._answered_by(id_at_start(head))
@@ -217,13 +233,14 @@ class Matcher:
         pending.down_texts.append(text)
         reply.notifications, reply.method = pending.notes, pending.method
         pending.reply = reply
-        return Filed(reply, pending, pending.exchange())
+        self.transcript.append(pending.exchange())
+        return pending
 
-    @staticmethod
-    def _unsolicited(line, text, reply, message, notification=None):
-        exchange = Exchange(transport="stdio", method=message.get("method"), id=message.get("id"), up=b"",
-                            down=line, up_payloads=[], down_payloads=[text])
-        return Filed(reply, None, exchange, notification)
+    def _unsolicited(self, line, text, reply, message):
+        self.transcript.append(Exchange(transport="stdio", method=message.get("method"), id=message.get("id"),
+                                        up=b"", down=line, up_payloads=[], down_payloads=[text]))
+        self.unread.append(reply)
+        return None
 
 
 def id_at_start(head):

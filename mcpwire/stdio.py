@@ -10,11 +10,10 @@ error). What every wire does, and where stdio differs from HTTP, is in `mcpwire.
 import json
 import sys
 import threading
-from collections import deque
 
 from . import frames, lines, process
 from .errors import ServerExited, WireTimeout
-from .matching import RAW, REQUEST, Filed, Matcher, Pending, method_of, id_at_start
+from .matching import RAW, REQUEST, Matcher, Pending, method_of, id_at_start
 from .pipe_reader import PipeReader
 from .reply import Reply
 from .transcript import Exchange, Transcript
@@ -35,40 +34,6 @@ def _refuse(headers):
     raise ValueError(f"stdio has no headers to send: {sorted(headers)}")
 
 
-class _Inbox:
-    """Where the reader files each line: the matcher, the transcript, the notifications, the unread messages."""
-
-    def __init__(self, transcript, notifications, limit):
-        self.matcher = Matcher()
-        self.transcript = transcript
-        self.notifications = notifications
-        self.unread = deque()  # messages nobody was waiting for, for `read`
-        self.limit = limit
-
-    def file(self, line):
-        """File one line; never raises (a reader that dies leaves every later request to time out)."""
-        try:
-            if isinstance(line, lines.Oversized):
-                filed = self.matcher.file_oversized(line.head, line.size, self.limit)
-            else:
-                filed = self.matcher.file(line)
-        except Exception as error:
-            raw = line.head if isinstance(line, lines.Oversized) else line
-            problem = f"mcpwire could not file this line ({type(error).__name__}: {error}); it is kept here"
-            filed = Filed(Reply(None, raw.rstrip(b"\n"), problem=problem), None,
-                          Exchange(transport="stdio", method=None, id=None, up=b"", down=raw,
-                                   down_payloads=[raw.rstrip(b"\n").decode("utf-8", "replace")]))
-        if filed.notification is not None:
-            self.notifications.append(filed.notification)
-        if filed.exchange is not None:
-            self.transcript.append(filed.exchange)
-        if filed.pending is None and filed.reply is not None:
-            self.unread.append(filed.reply)
-
-    def end(self):
-        self.matcher.close()
-
-
 class StdioWire:
     """A server process we talk to over stdin/stdout. Use it as a context manager."""
 
@@ -85,9 +50,10 @@ class StdioWire:
         self._process = process.start(self.command, cwd=cwd, env=env)
         self._finalizer = process.reap_on_collect(self, self._process)
         self._stderr_thread = process.collect_lines(self._process.stderr, self.stderr_lines)
-        self._inbox = _Inbox(self.transcript, self.notifications, lines.MAX_LINE_BYTES)
-        self._matcher = self._inbox.matcher
-        self._reader = PipeReader(self._process.stdout, self._inbox.file, self._inbox.end, limit=lines.MAX_LINE_BYTES)
+        # The matcher files every line the reader hands it: replies to their requests, the rest to `read()`.
+        self._matcher = Matcher(self.transcript, self.notifications, limit=lines.MAX_LINE_BYTES)
+        self._reader = PipeReader(self._process.stdout, self._matcher.file, self._matcher.close,
+                                  limit=lines.MAX_LINE_BYTES)
         self._lock = self._reader.lock  # guards the matcher, and is released while anyone reads or sleeps
 
     @classmethod
@@ -209,7 +175,7 @@ class StdioWire:
         except (OSError, ValueError):
             if pending is not None:
                 with self._lock:
-                    self._record(self._matcher.give_up(pending))
+                    self._matcher.give_up(pending)
             raise self._exited("could not write to the server: it has exited") from None
 
     # --- receiving -----------------------------------------------------------
@@ -220,7 +186,7 @@ class StdioWire:
 
     def read(self, timeout=1.0):
         """The next message nobody was waiting for (a listen notification, a stray reply), or None."""
-        unread = self._inbox.unread
+        unread = self._matcher.unread
         with self._lock:
             self._reader.wait_until(lambda: bool(unread), timeout)
             return unread.popleft() if unread else None
@@ -234,17 +200,13 @@ class StdioWire:
             self._reader.wait_until(lambda: pending.reply is not None, timeout)
             if pending.reply is not None:
                 return pending.reply
-            self._record(self._matcher.give_up(pending))  # what was written is recorded, answered or not
+            self._matcher.give_up(pending)  # what was written is recorded, answered or not
             ended = self._reader.ended
         if not raise_on_timeout:
             return None
         if ended:
             raise self._exited(f"the server closed stdout before replying to {pending.describe()}")
         raise WireTimeout(f"no reply to {pending.describe()} within {timeout} s")
-
-    def _record(self, exchange):
-        if exchange is not None:
-            self.transcript.append(exchange)
 
     def _exited(self, message):
         try:

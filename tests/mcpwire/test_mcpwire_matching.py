@@ -31,9 +31,11 @@ def raw(matcher, frame_id=None, text="{oops"):
 def test_replies_in_any_order_find_their_request():
     matcher = Matcher()
     first, second = request(matcher, 1), request(matcher, 2)
-    assert matcher.file(reply(2)).pending is second
-    assert matcher.file(reply(1)).pending is first
+    assert matcher.file(reply(2)) is second
+    assert matcher.file(reply(1)) is first
     assert first.reply.id == 1 and second.reply.id == 2
+    assert [exchange.id for exchange in matcher.transcript] == [2, 1]  # in the order they finished
+    assert not matcher.unread
 
 
 def test_the_same_id_twice_is_answered_oldest_first():
@@ -61,27 +63,27 @@ def test_a_null_id_error_answers_the_oldest_raw_send_not_a_request():
     asked = request(matcher, 1)
     typed = raw(matcher)
     error = line({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}})
-    filed = matcher.file(error)
-    assert filed.pending is typed and typed.reply.code == -32700 and not asked.answered
+    assert matcher.file(error) is typed and typed.reply.code == -32700 and not asked.answered
 
 
 def test_a_raw_send_with_a_readable_id_is_answered_by_that_id_once():
     matcher = Matcher()
     typed = raw(matcher, 77, '{"jsonrpc":"2.0","id":77}')
-    assert matcher.file(line({"jsonrpc": "2.0", "id": 77, "error": {"code": -32600, "message": "x"}})).pending is typed
-    stray = matcher.file(line({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "x"}}))
-    assert stray.pending is None and stray.reply.code == -32700  # it no longer waits for a null-id reply
+    assert matcher.file(line({"jsonrpc": "2.0", "id": 77, "error": {"code": -32600, "message": "x"}})) is typed
+    assert matcher.file(line({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "x"}})) is None
+    assert matcher.unread[-1].code == -32700  # it no longer waits for a null-id reply
 
 
 def test_progress_is_tied_to_its_request_and_comes_with_the_reply():
     matcher = Matcher()
     slow = request(matcher, 1, "tools/call", token="p-1")
     progress = {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "p-1", "progress": 1}}
-    filed = matcher.file(line(progress))
-    assert filed.pending is slow and filed.notification == progress and filed.exchange is None
-    done = matcher.file(reply(1))
-    assert done.reply.notifications == [progress]
-    assert done.exchange.down_payloads == [json.dumps(progress, separators=(",", ":")), '{"jsonrpc":"2.0","id":1,"result":{}}']
+    assert matcher.file(line(progress)) is slow
+    assert matcher.notifications == [progress] and not matcher.transcript and not matcher.unread
+    assert matcher.file(reply(1)) is slow
+    assert slow.reply.notifications == [progress]
+    assert matcher.transcript[-1].down_payloads == [json.dumps(progress, separators=(",", ":")),
+                                                    '{"jsonrpc":"2.0","id":1,"result":{}}']
 
 
 @pytest.mark.parametrize("message", [
@@ -93,29 +95,44 @@ def test_progress_is_tied_to_its_request_and_comes_with_the_reply():
 def test_anything_nobody_waits_for_is_unsolicited(message):
     matcher = Matcher()
     request(matcher, 1, token="p-1")
-    filed = matcher.file(line(message))
-    assert filed.pending is None and filed.reply.message == message and filed.exchange.up == b""
+    assert matcher.file(line(message)) is None
+    assert matcher.unread[-1].message == message and matcher.transcript[-1].up == b""
+    assert matcher.notifications == ([message] if "method" in message else [])
 
 
 def test_a_line_that_is_not_json_is_unsolicited_and_says_so():
-    filed = Matcher().file(b"oops\n")
-    assert filed.pending is None and "not JSON" in filed.reply.problem
+    matcher = Matcher()
+    assert matcher.file(b"oops\n") is None and "not JSON" in matcher.unread[-1].problem
 
 
 def test_after_give_up_the_late_reply_is_unsolicited_and_the_request_is_recorded_once():
     matcher = Matcher()
     late = request(matcher, 1)
     exchange = matcher.give_up(late)
-    assert exchange.up == b"{}\n" and exchange.down == b""
-    assert matcher.give_up(late) is None
-    assert matcher.file(reply(1)).pending is None
+    assert exchange.up == b"{}\n" and exchange.down == b"" and matcher.transcript == [exchange]
+    assert matcher.give_up(late) is None and len(matcher.transcript) == 1
+    assert matcher.file(reply(1)) is None
 
 
 def test_an_oversized_line_answers_the_request_its_head_names():
-    matcher = Matcher()
+    matcher = Matcher(limit=1_000_000)
     waiting = request(matcher, 3)
-    filed = matcher.file_oversized(b'{"jsonrpc":"2.0","id":3,"result":{"pad":"xxxx', 5_000_000, 1_000_000)
-    assert filed.pending is waiting and "line of 5000000 bytes, over mcpwire's limit of 1000000" in waiting.reply.problem
+    assert matcher.file(Oversized(b'{"jsonrpc":"2.0","id":3,"result":{"pad":"xxxx', 5_000_000)) is waiting
+    assert "line of 5000000 bytes, over mcpwire's limit of 1000000" in waiting.reply.problem
+
+
+def test_a_line_that_cannot_be_filed_is_kept_with_the_reason_and_filing_goes_on():
+    class Refusing(list):
+        def append(self, item):
+            if isinstance(item, dict):
+                raise RuntimeError("full")
+            super().append(item)
+
+    matcher = Matcher(notifications=Refusing())
+    assert matcher.file(line({"jsonrpc": "2.0", "method": "notifications/message"})) is None
+    assert "could not file this line (RuntimeError: full)" in matcher.unread[-1].problem
+    asked = request(matcher, 4)
+    assert matcher.file(reply(4)) is asked and asked.answered
 
 
 def test_close_marks_the_stream_ended():
@@ -155,8 +172,9 @@ def test_a_reply_that_starts_right_but_is_not_json_reaches_its_request_and_says_
 
 
 def test_an_id_json_cannot_read_falls_back_to_parsing_the_line():
-    filed = Matcher().file(b'{"jsonrpc":"2.0","id":007,"result":{}}\n')
-    assert filed.pending is None and "not JSON" in filed.reply.problem
+    matcher = Matcher()
+    assert matcher.file(b'{"jsonrpc":"2.0","id":007,"result":{}}\n') is None
+    assert "not JSON" in matcher.unread[-1].problem
 
 
 @pytest.mark.parametrize("written", [b'{"jsonrpc":"2.0","id":007,"result":{}}\n',
@@ -164,11 +182,11 @@ def test_an_id_json_cannot_read_falls_back_to_parsing_the_line():
 def test_a_reply_whose_id_json_cannot_read_does_not_answer_a_raw_send(written):
     matcher = Matcher()
     typed = raw(matcher)
-    filed = matcher.file(written)
-    assert filed.pending is None and not typed.answered and "not JSON" in filed.reply.problem
+    assert matcher.file(written) is None
+    assert not typed.answered and "not JSON" in matcher.unread[-1].problem
 
 
 def test_a_string_id_is_read_from_the_start_of_the_reply():
     matcher = Matcher()
     waiting = request(matcher, "7")
-    assert matcher.file(reply("7", ok=True)).pending is waiting and waiting.reply.result == {"ok": True}
+    assert matcher.file(reply("7", ok=True)) is waiting and waiting.reply.result == {"ok": True}
