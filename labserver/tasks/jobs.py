@@ -21,7 +21,9 @@ STAGE_ORDER = ("W", "N1", "N2", "N3", "REM")
 AMBIGUOUS = {7: ("N1", "REM"), 14: ("N1", "W")}
 # The scorer rereads an epoch with the user's answer before it moves on; until then the question stays in
 # inputRequests, so a poll soon after tasks/update still shows it (the acknowledgement is eventually consistent).
-RECHECK_S = 2.0  # four of its polls (pollIntervalMs 500), so even a slow client sees it again
+# By default four of its polls (pollIntervalMs 500), so even a slow client sees it again; review_night's recheck_ms
+# shortens it.
+RECHECK_MS = 2000
 INVALID_PARAMS = -32602
 
 
@@ -102,7 +104,7 @@ def chosen_stage(key: str, answer: Any, candidates: tuple[str, str]) -> str | No
 
 def review_night(arguments: dict[str, Any], progress: Progress) -> dict[str, Any]:
     """Score a night and ask the user about each epoch the scorer cannot decide."""
-    night, pause_ms = arguments["night"], arguments["pause_ms"]
+    night, pause_ms, recheck_ms = arguments["night"], arguments["pause_ms"], arguments["recheck_ms"]
     stages = list(stages_of(night))
     notes = []
     for number in range(1, len(stages) + 1):
@@ -113,7 +115,7 @@ def review_night(arguments: dict[str, Any], progress: Progress) -> dict[str, Any
             answer = progress.ask(key, stage_question(night, number, candidates),
                                   f"Waiting for the user: is epoch {number} {candidates[0]} or {candidates[1]}?")
             stage = chosen_stage(key, answer, candidates)
-            progress.pause(RECHECK_S)
+            progress.pause(recheck_ms / 1000)
             stages[number - 1] = stage or candidates[0]
             notes.append(f"epoch {number} {stages[number - 1]} ({'your answer' if stage else 'no answer: the scorer kept its guess'})")
         progress.status(f"Reviewed epoch {number} of {len(stages)} of night {night}.")

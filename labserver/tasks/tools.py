@@ -20,6 +20,11 @@ from labserver.tools import READS, hints
 Night = Annotated[str, Field(description="The pilot night to score, e.g. 'P07'.")]
 Epochs = Annotated[int, Field(description="How many 30 s epochs to score, from the start of the night.", ge=1, le=20)]
 PauseMs = Annotated[int, Field(description="Time the scorer spends on each epoch, in milliseconds.", ge=0, le=2000)]
+# A lab knob, not MCP: a lesson shortens the scorer's reread (labserver.tasks.jobs.RECHECK_MS) so it waits less. At
+# least one of the worker's 100 ms looks (worker.SLICE_S), so an answered question still shows for a moment.
+RecheckMs = Annotated[int, Field(description="Time the scorer rereads an epoch with the user's answer before it "
+                                 "moves on, in milliseconds; the question stays in inputRequests until then.",
+                                 ge=100, le=2000)]
 
 
 class ScoreNightArguments(BaseModel):
@@ -31,6 +36,7 @@ class ScoreNightArguments(BaseModel):
 class ReviewNightArguments(BaseModel):
     night: Night
     pause_ms: PauseMs = 150
+    recheck_ms: RecheckMs = jobs.RECHECK_MS
 
 
 @dataclass(frozen=True)
@@ -74,7 +80,8 @@ def register_task_tools(mcp: MCPServer) -> None:
         return CallToolResult.model_validate(result)
 
     @mcp.tool(annotations=hints("Review a night", **READS))
-    async def review_night(night: Night, pause_ms: PauseMs = 150) -> CallToolResult:
+    async def review_night(night: Night, pause_ms: PauseMs = 150,
+                           recheck_ms: RecheckMs = jobs.RECHECK_MS) -> CallToolResult:
         """Score a pilot night, asking the user about epochs the scorer cannot decide. Runs only as a task."""
         # A call that declared the extension became a task before it got here (labserver.tasks.extension);
         # this one did not (a 2025-11-25 client cannot), and the tool cannot run any other way.

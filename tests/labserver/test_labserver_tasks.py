@@ -7,6 +7,8 @@ import time
 
 import pytest
 
+from labserver.tasks import jobs
+from labserver.tasks.tools import ReviewNightArguments
 from mcpwire import HttpWire, StdioWire, frames, tasks
 
 FORM = {"elicitation": {"form": {}}}
@@ -154,6 +156,56 @@ def test_a_malformed_answer_fails_the_task_with_a_json_rpc_error(wire):
     last = poll_until(wire, task_id, status_is("completed", "failed"))[-1]
     assert last["status"] == "failed" and last["error"]["code"] == -32602
     assert last["statusMessage"] == last["error"]["message"] and "epoch-7" in last["statusMessage"]
+
+
+def test_review_nights_recheck_is_listed_with_todays_two_seconds_as_its_default(wire):
+    review = next(tool for tool in wire.request("tools/list").result["tools"] if tool["name"] == "review_night")
+    recheck = review["inputSchema"]["properties"]["recheck_ms"]
+    assert (recheck["type"], recheck["default"], recheck["minimum"], recheck["maximum"]) == ("integer", 2000, 100, 2000)
+    assert "recheck_ms" not in review["inputSchema"]["required"]
+
+
+class Recorder:
+    """A job's Progress that answers every question with the scorer's second candidate and keeps each pause."""
+
+    def __init__(self):
+        self.pauses = []
+
+    def status(self, message):
+        pass
+
+    def pause(self, seconds):
+        self.pauses.append(seconds)
+
+    def ask(self, key, request, message):
+        return {"action": "accept", "content": {"stage": request["params"]["requestedSchema"]["properties"]["stage"]["enum"][1]}}
+
+
+@pytest.mark.parametrize("given, reread_s", [({}, 2.0), ({"recheck_ms": 300}, 0.3)])
+def test_the_scorer_rereads_each_answer_for_recheck_ms(given, reread_s):
+    progress = Recorder()
+    arguments = ReviewNightArguments.model_validate({"night": "P07", "pause_ms": 0, **given}).model_dump()
+    jobs.review_night(arguments, progress)
+    assert [pause for pause in progress.pauses if pause] == [reread_s, reread_s]  # one reread per question
+
+
+def test_a_short_recheck_moves_on_soon_after_the_answer(wire):
+    task_id = start_task(wire, "review_night", {"night": "P07", "pause_ms": 0, "recheck_ms": 100}, DECLARED_FORM)
+    poll_until(wire, task_id, status_is("input_required"))
+    tasks.update(wire, task_id, {"epoch-7": {"action": "accept", "content": {"stage": "REM"}}})
+    answered = time.monotonic()
+    poll_until(wire, task_id, lambda task: "epoch-14" in task.get("inputRequests", {}))
+    assert time.monotonic() - answered < 1.5  # the default reread alone would take 2 s
+    tasks.update(wire, task_id, {"epoch-14": {"action": "decline"}})
+    assert poll_until(wire, task_id, status_is("completed", "failed"))[-1]["status"] == "completed"
+
+
+@pytest.mark.parametrize("value", [50, 2001, "soon"])
+def test_a_bad_recheck_is_refused_as_any_bad_argument_is(wire, value):
+    reply = call(wire, "review_night", {"night": "P07", "recheck_ms": value}, DECLARED_FORM)
+    assert "taskId" not in reply.result and reply.result["isError"] is True
+    text = reply.result["content"][0]["text"]
+    assert text.startswith("Error executing tool review_night: 1 validation error") and "\nrecheck_ms\n" in text
 
 
 def test_cancel_is_an_empty_ack_and_the_task_ends_cancelled(wire):
