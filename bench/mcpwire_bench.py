@@ -217,7 +217,11 @@ def stdio_rounds() -> None:
         report(f"stdio: {label} round trip, over {SETS} sets of server processes", pooled(rounds), "bare loop, binary",
                rounds)
         for floor in ("bare loop, binary", "bare loop, text"):
-            ratio = statistics.median(round_ratios(rounds, "mcpwire StdioWire", floor))
+            ratios = round_ratios(rounds, "mcpwire StdioWire", floor)
+            by_set = [statistics.median(ratios[start:start + ROUNDS]) for start in range(0, len(ratios), ROUNDS)]
+            print(f"  StdioWire / {floor}, median per round in each set: "
+                  + " ".join(f"{ratio:.2f}x" for ratio in by_set))
+            ratio = statistics.median(ratios)
             goal(f"StdioWire p50 within {GOAL}x of the {floor} on {method} ({ratio:.2f}x, median per round)",
                  ratio <= GOAL)
         if method == "tools/call":
