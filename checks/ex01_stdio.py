@@ -2,11 +2,15 @@
 
 import copy
 import json
+import subprocess
 import sys
+import time
+from contextlib import contextmanager
 
 from mcpwire import frames
 from .attempt import attempt, missing
-from .servers import REPLY_WAIT_S, SILENT_COMMAND, raw_process, recorded_lab, say_lab_did_not_start, stdio_lab, stop
+from .servers import (REPLY_WAIT_S, STARTUP_WAIT_S, raw_process, recorded_lab, say_lab_did_not_start, stdio_lab,
+                      stop)
 from .verdict import failed, not_done, passed, server_said, short
 
 # A wrong answer that blocks is stopped after TIMEOUT_S + GRACE_S seconds: under 5.
@@ -26,6 +30,45 @@ DISCOVER = frames.request("server/discover", id="2")
 BATCH = [SLOW, FAST, NEVER_ANSWERED, REFUSED, DISCOVER]
 EXPECTED_IDS = ["slow", 2, "refused", "2"]
 UNANSWERED = frames.request("server/discover", id="unanswered")
+# A scripted server: it reads a given number of lines, waits, writes its lines in ONE write, then stays silent
+# (it ends when its stdin closes). It says "ready" on stderr first, so a learner's timeout excludes its start.
+SCRIPTED_SOURCE = """\
+import json, os, sys, time
+lines_to_read, wait_s, lines = json.loads(sys.argv[1])
+os.write(2, b"ready\\n")
+for _ in range(lines_to_read):
+    if not sys.stdin.buffer.readline():
+        os._exit(0)
+time.sleep(wait_s)
+os.write(1, b"".join(json.dumps(line).encode() + b"\\n" for line in lines))
+for _ in sys.stdin.buffer:
+    pass
+"""
+LOG_LINE = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "indexed"}}
+
+
+def _reply(request_id):
+    return {"jsonrpc": "2.0", "id": request_id, "result": {}}
+
+
+# Both replies arrive in one write with a log line before them, and nothing follows. select() on the pipe then
+# readline() on the buffered proc.stdout finds the pipe empty while the replies sit in the buffer; a loop that
+# skips only notifications/progress files the log line; a loop that sleeps its timeout away returns late.
+TOGETHER = [frames.request("server/discover", id="first"), frames.request("tools/list", {}, id="second")]
+TOGETHER_IDS = ["first", "second"]
+TOGETHER_PLAN = [len(TOGETHER), 0.05, [LOG_LINE, _reply("second"), _reply("first")]]
+# Returning this long after the last reply came means the loop waited for something else (a sleep, the timeout).
+LINGER_S = 1.5
+# One request answered shortly before the deadline, one never: the TimeoutError names only the one still waiting,
+# comes no sooner than the timeout (a fixed sleep misses the late reply) and not a whole timeout later (a wait
+# that starts over after each line).
+PARTIAL_TIMEOUT_S = 1.5
+QUICK = frames.request("tools/list", {}, id="quick")
+PARTIAL = [QUICK, UNANSWERED]
+PARTIAL_REPLY_S = 1.2
+PARTIAL_PLAN = [len(PARTIAL), PARTIAL_REPLY_S, [_reply("quick")]]
+EARLY_S = 0.25  # a TimeoutError this much before the deadline came too soon (load only makes it later)
+LATE_S = 0.7  # nor this much after it: a right loop is never that late, a restarted wait is PARTIAL_REPLY_S late
 # Never answers, but talks: a wait that starts over with each line never runs out here, and a loop that skips
 # only notifications/progress meets another method. It ends when its stdin closes, as a stdio server does.
 CHATTY_EVERY_S = 0.25
@@ -123,7 +166,7 @@ def check_stdio_loop(send_and_match):
         if lab is None:
             say_lab_did_not_start()
             return
-        outcome = attempt(send_and_match, lab.proc, [dict(f) for f in BATCH], TIMEOUT_S,
+        outcome = attempt(send_and_match, lab.proc, copy.deepcopy(BATCH), TIMEOUT_S,
                           guard=TIMEOUT_S + GRACE_S, unblock=lab.stop)
         received = lab.received()
         ended = not outcome.hung and (lab.proc.stdin.closed or lab.proc.poll() is not None)
@@ -140,10 +183,11 @@ def check_stdio_loop(send_and_match):
                hint="Flushing sends the bytes without closing anything: a client keeps stdin open for as long as it "
                     "may send.")
         return
-    with raw_process(SILENT_COMMAND, buffered=True) as proc:
-        silent = attempt(send_and_match, proc, [dict(UNANSWERED)], SILENT_TIMEOUT_S,
-                         guard=SILENT_TIMEOUT_S + GRACE_S, unblock=lambda: stop(proc))
-    if not _judge_silence(silent):
+    together, took = _run_scripted(send_and_match, TOGETHER, TOGETHER_PLAN, TIMEOUT_S)
+    if not _judge_together(together, took):
+        return
+    partial, took = _run_scripted(send_and_match, PARTIAL, PARTIAL_PLAN, PARTIAL_TIMEOUT_S)
+    if not _judge_partial(partial, took):
         return
     with raw_process(CHATTY_COMMAND, buffered=True) as proc:
         chatty = attempt(send_and_match, proc, [dict(UNANSWERED)], SILENT_TIMEOUT_S,
@@ -151,9 +195,33 @@ def check_stdio_loop(send_and_match):
     if not _judge_chatter(chatty):
         return
     passed("Your loop filed all four replies under their ids, 2 and '2' kept apart (the slow reindex, sent first, "
-           "was answered last; "
-           "the refused tools/list, an error, counted as its reply), skipped the progress notifications, waited for no reply to the notification, and raised "
-           "TimeoutError when a server stayed silent, and when one only sent notifications.")
+           "was answered last; the refused tools/list, an error, counted as its reply), skipped the progress and "
+           "log notifications, waited for no reply to the notification, read replies that arrived together and "
+           "returned at once, and raised TimeoutError on time, naming only the id still waiting, when a server "
+           "left a request unanswered, and when one only sent notifications.")
+
+
+@contextmanager
+def _scripted_server(plan):
+    """A buffered Popen of SCRIPTED_SOURCE running `plan`, once it has said it is ready; None if it never does."""
+    proc = subprocess.Popen([sys.executable, "-c", SCRIPTED_SOURCE, json.dumps(plan)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        ready = attempt(proc.stderr.readline, guard=STARTUP_WAIT_S, unblock=lambda: stop(proc))
+        yield proc if ready.value == b"ready\n" else None
+    finally:
+        stop(proc)
+
+
+def _run_scripted(send_and_match, sent, plan, timeout):
+    """The learner's function against a scripted server: its Attempt and how many seconds it took."""
+    with _scripted_server(plan) as proc:
+        if proc is None:
+            return None, 0.0
+        start = time.monotonic()
+        outcome = attempt(send_and_match, proc, copy.deepcopy(sent), timeout, guard=timeout + GRACE_S,
+                          unblock=lambda: stop(proc))
+        return outcome, time.monotonic() - start
 
 
 def _judge_arrival(sent, received):
@@ -210,6 +278,8 @@ def _judge_matching(outcome, received):
         return False
     if (outcome.hung or outcome.error or not isinstance(outcome.value, dict)) and not _judge_arrival(sent, received):
         return False
+    if not _judge_frames_kept(sent, received):
+        return False
     if outcome.hung:
         failed(f"{sent} Your function was still running {GRACE_S} seconds after its {TIMEOUT_S}-second timeout.",
                hint="Only requests (frames with an id) get a reply: a notification never does.", more=TIMEOUT_HINT)
@@ -232,10 +302,8 @@ def _judge_matching(outcome, received):
         return False
     missing_ids = [i for i in EXPECTED_IDS if i not in replies]
     if missing_ids:
-        retyped = any(_same_text_other_type(key, i) for key in replies for i in missing_ids)
         failed(f"{sent} Your dict has no reply under {', '.join(map(repr, missing_ids))} "
-               f"(its keys: {', '.join(map(repr, replies))}).",
-               hint=ID_TYPE_HINT if retyped else "File each reply under reply[\"id\"], the id of the request it answers.",
+               f"(its keys: {', '.join(map(repr, replies)) or 'none'}).", hint=_missing_hint(replies, missing_ids),
                more=LOOP_HINT)
         return False
     extra = [key for key in replies if key not in EXPECTED_IDS]
@@ -274,30 +342,150 @@ def _judge_matching(outcome, received):
     return True
 
 
+def _missing_hint(replies, missing_ids):
+    """Why replies are missing: ids retyped, notifications filed in their place, errors dropped, or an early stop."""
+    if all(any(_same_text_other_type(key, i) for key in replies) for i in missing_ids):
+        return ID_TYPE_HINT
+    if any(isinstance(reply, dict) and "method" in reply for reply in replies.values()):
+        return ("Your dict holds a notification: a line with a \"method\" is no reply, whatever its id. Skip it and "
+                "keep reading: counting one line per request stops before the last reply.")
+    if missing_ids == ["refused"]:
+        return "An error reply answers its request just as a result does: file it under its id too."
+    return ("Your loop returned before every request had its reply. Stop only when no request id is waiting: "
+            "replies come in any order, and the slow one comes last.")
+
+
+def _judge_frames_kept(sent, received):
+    """Say so when the server received frames other than the five given (changed, added or left out); False if so."""
+    lines = [line for line in received.split(b"\n") if line.strip()]
+    if not all(_is_json(line) for line in lines):
+        return True  # _judge_arrival names unreadable lines
+    written = [json.loads(line) for line in lines]
+    changed = [frame for frame in written if frame not in BATCH]
+    if changed:
+        given = _given_for(changed[0])
+        failed(f"{sent} The server received {short(changed[0])}, which is not one of the frames given"
+               + (f" (given: {short(given)})." if given is not None else "."),
+               hint="Write the frames exactly as they are given. A notification has no id on purpose: given one, it "
+                    "becomes a request that the server answers.")
+        return False
+    return True
+
+
+def _given_for(frame):
+    """The given frame that a changed one was made from: the same method and id if there is one, else the same method."""
+    same_method = [f for f in BATCH if isinstance(frame, dict) and f["method"] == frame.get("method")]
+    same_id = [f for f in same_method if "id" in f and "id" in frame and not _same_text_other_type(f["id"], frame["id"])
+               and f["id"] == frame["id"]]
+    return (same_id or same_method or [None])[0]
+
+
 def _same_text_other_type(one, other):
     return type(one) is not type(other) and str(one) == str(other)
 
 
-def _judge_silence(outcome):
-    sent = f"Then the check gave your function a server that never answers, with timeout={SILENT_TIMEOUT_S}."
+def _judge_together(outcome, took):
+    sent = ("Then the check sent two requests (ids 'first' and 'second') to a server that wrote three lines in one "
+            "write, a notifications/message log line and both replies, and then stayed silent, with "
+            f"timeout={TIMEOUT_S}.")
+    if outcome is None:
+        say_lab_did_not_start()
+        return False
     if outcome.hung:
-        failed(f"{sent} Your function was still waiting {GRACE_S} seconds after its timeout.",
-               hint="A read that has no timeout waits for ever on a silent server.", more=TIMEOUT_HINT)
+        failed(f"{sent} Your function was still running {GRACE_S} seconds after its timeout.", more=TIMEOUT_HINT,
+               hint="Both replies had arrived before anything blocked: a read that waits for more lines than the "
+                    "server sends waits for ever.")
         return False
     if isinstance(outcome.error, TimeoutError):
-        if UNANSWERED["id"] in str(outcome.error):
-            return True
-        failed(f"{sent} Your function raised TimeoutError, but its message does not name the id still waiting, "
-               f"{UNANSWERED['id']!r}: {outcome.error_text}",
-               hint="Whoever catches the error needs to know which requests went unanswered: put the ids still "
-                    "waiting in its message.")
+        failed(f"{sent} Both replies had arrived, yet your function raised {outcome.error_text}",
+               hint="If your loop calls select() before each readline(): select() looks at the pipe, not at "
+                    "proc.stdout's buffer. readline() took all three lines out of the pipe at once and returned only "
+                    "the first, so select() then saw nothing waiting while both replies sat in the buffer.",
+               more="Read lines on a thread with the lesson's pump, or select() on the file descriptor and read it "
+                    "with os.read(), splitting the lines yourself.")
         return False
+    if isinstance(outcome.error, KeyError):
+        failed(f"{sent} Your function raised {outcome.error_text}: the log line has no id.",
+               hint="Any line with a \"method\" is a notification, whichever method it names: skip log lines "
+                    "(notifications/message) as well as progress.", more=LOOP_HINT)
+        return False
+    if outcome.error:
+        failed(f"{sent} Your function raised {outcome.error_text}", hint=LOOP_HINT)
+        return False
+    replies = outcome.value
+    if not isinstance(replies, dict):
+        failed(f"{sent} Your function returned {type(replies).__name__}; return a dict {{id: reply}}.")
+        return False
+    extra = [key for key in replies if key not in TOGETHER_IDS]
+    if extra:
+        failed(f"{sent} Your dict also has the key{'s' if len(extra) > 1 else ''} {', '.join(map(repr, extra))}, "
+               "filed from the notifications/message line.",
+               hint="Any line with a \"method\" is a notification, whichever method it names: skip log lines "
+                    "(notifications/message) as well as progress.", more=LOOP_HINT)
+        return False
+    lacking = [i for i in TOGETHER_IDS if i not in replies]
+    if lacking:
+        failed(f"{sent} Your dict has no reply under {', '.join(map(repr, lacking))} "
+               f"(its keys: {', '.join(map(repr, replies)) or 'none'}).",
+               hint="Keep reading until no request id is waiting: several lines can arrive at once.", more=LOOP_HINT)
+        return False
+    if took > LINGER_S:
+        failed(f"{sent} Your function returned the right dict, but only {took:.1f} seconds after it was called: the "
+               "replies had come within a tenth of a second.",
+               hint="Return as soon as no request is waiting. A fixed sleep is too short for a slow server and "
+                    "time lost with a fast one; the timeout is a limit, not a wait.", more=LOOP_HINT)
+        return False
+    return True
+
+
+def _judge_partial(outcome, took):
+    sent = (f"Then the check sent two requests (ids 'quick' and 'unanswered') to a server that answered 'quick' "
+            f"after about {PARTIAL_REPLY_S} seconds and never answered 'unanswered', with "
+            f"timeout={PARTIAL_TIMEOUT_S}.")
+    if outcome is None:
+        say_lab_did_not_start()
+        return False
+    if outcome.hung:
+        failed(f"{sent} Your function was still waiting {GRACE_S} seconds after its timeout.",
+               hint="A read that has no timeout waits for ever on a silent server, and a wait that starts over "
+                    "after each line runs past the deadline.", more=TIMEOUT_HINT)
+        return False
+    if isinstance(outcome.error, TimeoutError):
+        text = str(outcome.error)
+        if took < PARTIAL_TIMEOUT_S - EARLY_S:
+            failed(f"{sent} Your function raised TimeoutError after {took:.1f} seconds, before its "
+                   f"{PARTIAL_TIMEOUT_S}-second timeout had run out.",
+                   hint="Wait until the deadline, not for a fixed time: a reply may come at any moment before it.",
+                   more="Compute one deadline, time.monotonic() + timeout, before the loop; each wait gets what "
+                        "is left of it.")
+            return False
+        if took > PARTIAL_TIMEOUT_S + LATE_S:
+            failed(f"{sent} Your function raised TimeoutError only after {took:.1f} seconds: its wait started over "
+                   "when the reply to 'quick' came, so it ran past the deadline.",
+                   hint="The timeout is for the whole call, not for each line: waiting the full timeout for every "
+                        "line overruns the deadline by up to one timeout.",
+                   more="Compute one deadline, time.monotonic() + timeout, before the loop; each wait gets what "
+                        "is left of it.")
+            return False
+        if UNANSWERED["id"] not in text:
+            failed(f"{sent} Your function raised TimeoutError, but its message does not name the id still waiting, "
+                   f"{UNANSWERED['id']!r}: {outcome.error_text}",
+                   hint="Whoever catches the error needs to know which requests went unanswered: put the ids still "
+                        "waiting in its message.")
+            return False
+        if QUICK["id"] in text:
+            failed(f"{sent} Your function raised {outcome.error_text}: it also names 'quick', which had its reply.",
+                   hint="Name only the ids still waiting: whoever catches the error must not send again a request "
+                        "that was answered.")
+            return False
+        return True
     if outcome.error:
         failed(f"{sent} Your function raised {outcome.error_text}, not TimeoutError.",
                hint="When the deadline passes, raise TimeoutError naming the ids still waiting.")
         return False
     failed(f"{sent} Your function returned {short(outcome.value)} instead of raising TimeoutError.",
-           hint="A caller cannot tell an empty answer from a lost one: raise TimeoutError naming the ids still waiting.")
+           hint="A caller cannot tell a partial answer from a whole one: raise TimeoutError naming the ids still "
+                "waiting.")
     return False
 
 
