@@ -11,6 +11,7 @@ import json
 import math
 import numbers
 import re
+import unicodedata
 
 from mcpwire import count_tokens, dumps, frames
 from mcpwire.costs import TOKENIZER_NAME, exchange_costs
@@ -51,7 +52,8 @@ def check_model_copy(for_model, lab=None):
             return
     if not _judge_unstructured(for_model, UNSTRUCTURED_CALL[0], unstructured):
         return
-    if not _judge_unstructured(for_model, f"{UNSTRUCTURED_CALL[0]} with its text in two blocks", _split_text(unstructured)):
+    if not _judge_unstructured(for_model, f"{UNSTRUCTURED_CALL[0]} with its text in two blocks, the second ending with "
+                               "a newline", _split_text(unstructured)):
         return
     name, result = structured[0]
     one = count_tokens(dumps(result["structuredContent"]))
@@ -117,17 +119,35 @@ def _judge_structured(for_model, name, result):
                hint="str() and repr() write single quotes, True and None; a model is given JSON. Serialize with "
                     "the json module.")
         return False
+    if parsed is not None and _folded(dumps(parsed)) == _folded(compact):
+        word = re.search(r"\w*[^\x00-\x7f]\w*", compact).group(0)
+        failed(f"For {name}, your text holds the structured data with its non-ASCII text changed: the note has "
+               f"'{word}', which your text does not keep as it is.",
+               hint="The model should read the note's own text: json.dumps(..., ensure_ascii=False) keeps á, µ and – "
+                    "as they are, and costs no \\uXXXX escapes.")
+        return False
     failed(f"For {name}, your text is not the tool's structured data: {short(answer)}",
            hint="When the result has structuredContent, that is the copy to pass, as JSON text.")
     return False
+
+
+def _folded(text):
+    """The text with its non-ASCII characters decomposed and dropped: equal for two texts that differ only there."""
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
 
 
 def _judge_compact(name, answer, parsed):
     """The data is all there: judge the tokens against the same data compact, in the answer's own key order."""
     compact = dumps(parsed)
     spent, needed = count_tokens(answer), count_tokens(compact)
-    if spent <= needed:
+    if spent <= needed and answer == answer.strip():
         return True
+    if spent <= needed:
+        ends = f"it ends {shown(answer[-8:])}" if answer[-1:].isspace() else f"it starts {shown(answer[:8])}"
+        failed(f"For {name}, your text is the compact JSON with whitespace around it: {ends}.",
+               hint="Compact JSON has no whitespace outside its strings, before or after it included: return the text "
+                    "json.dumps gives as it is.")
+        return False
     escaped = json.dumps(parsed, separators=(",", ":"))
     if answer == escaped:
         word = re.search(r"\w*[^\x00-\x7f]\w*", compact).group(0)
@@ -145,10 +165,13 @@ def _judge_compact(name, answer, parsed):
 
 
 def _split_text(result):
-    """The same result with its text block cut in two, the second half after the image: text in several blocks."""
+    """The same result with its text block cut in two, the second half after the image: text in several blocks.
+
+    The second half ends with a newline, as many servers end a text: a copy that strips the texts loses it.
+    """
     first, *rest = result["content"]
     head, _, tail = first["text"].partition(". ")
-    return {**result, "content": [{**first, "text": head + "."}, rest[0], {**first, "text": tail}, *rest[1:]]}
+    return {**result, "content": [{**first, "text": head + "."}, rest[0], {**first, "text": tail + "\n"}, *rest[1:]]}
 
 
 def _as_a_list(answer):
@@ -178,6 +201,11 @@ def _judge_unstructured(for_model, name, result):
                     "brackets, quotes or escapes go with them.")
         return False
     left_out = [text for text in texts if text not in answer]
+    stripped = [text for text in left_out if text != text.strip() and text.strip() in answer]
+    if stripped:
+        failed(f"For {name}, your text changes the text block {shown(stripped[0])}: the whitespace at its ends is gone.",
+               hint="Pass each text block's text as it is: strip() takes off whitespace that is part of the text.")
+        return False
     if left_out:
         failed(f"For {name}, which has no structuredContent, your text leaves out the text block {short(left_out[0])}.",
                hint="Without structuredContent, the content blocks are the only copy: pass the text of each "
@@ -214,6 +242,11 @@ KNOWN_SESSIONS = [
     ("a session whose first request is the dearest", [400] + [100] * 5, [100] * 6, 250, 1),
     # The legacy requests cost more: the gap shrinks; counted without its sign, it would grow.
     ("a session where every modern request is a little cheaper", [100] * 6, [120] * 6, 50, None),
+    # The modern total gets ahead, then a dear legacy request puts it behind again: the first crossing is the answer.
+    ("a session whose modern total gets ahead, then falls behind again", [100, 400, 100, 100, 100, 100],
+     [100, 100, 400, 100, 100, 100], 250, 2),
+    # Longer than the 20 requests measured over stdio: a loop must run to the end of the session it is given.
+    ("a session of 30 requests whose totals pass each other between requests 25 and 26", [110] * 30, [100] * 30, 250, 26),
 ]
 
 
@@ -244,8 +277,8 @@ def check_break_even(first_costlier, lab=None):
     found = {unit: expected_crossing(*costs) for unit, costs in measured.items()}
     passed(f"Over stdio the modern session has cost more from request {found['bytes']} in bytes and "
            f"{found['tokens']} in tokens ({TOKENIZER_NAME}), as your function says; it also gets a tie, a crossing at the "
-           "first and at the last request, requests of different costs, and sessions where the envelope never costs more "
-           "right.")
+           "first and at the last request, requests of different costs, a lead lost again, a session of 30 requests, and "
+           "sessions where the envelope never costs more right.")
 
 
 def _judge_crossing(first_costlier, what, unit, modern, legacy, handshake, answer):
@@ -272,9 +305,14 @@ def _judge_crossing(first_costlier, what, unit, modern, legacy, handshake, answe
             return False
         ours, theirs = _totals(modern, legacy, handshake, answer) if answer else _totals(modern, legacy, handshake,
                                                                                        len(modern))
+        # A lead that is lost again by the end is still the answer: say so, since the end alone hides it.
+        ours_at_end, theirs_at_end = _totals(modern, legacy, handshake, len(modern))
+        lost = answer and got is None and ours_at_end <= theirs_at_end
         failed(f"{given} your function returned {shown(got)}.",
                hint=(f"After {_requests(answer)} the modern session has cost {ours} {unit} and the legacy one "
-                     f"{theirs}, handshake included." if answer else
+                     f"{theirs}, handshake included" + (": it has cost more from there, even though the legacy "
+                                                        "session costs more again by the end." if lost else ".")
+                     if answer else
                      f"After all {len(modern)} requests the modern session has cost {ours} {unit}, the legacy one "
                      f"{theirs}: it never costs more, and None says so."))
         return False

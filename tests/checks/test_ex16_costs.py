@@ -140,7 +140,35 @@ def python_repr(result):
     return str(structured) if structured is not None else solution_copy(result)
 
 
-COPY_RIGHT = [solution_copy, sorted_and_for_the_assistant_only, with_mcpwire, with_an_encoder]
+def a_newline_after_the_json(result):
+    """Compact JSON, and a newline after it (found by a blind learner): the same tokens, but not compact JSON alone."""
+    structured = result.get("structuredContent")
+    return solution_copy(result) + "\n" if structured is not None else solution_copy(result)
+
+
+def stripped_blocks(result):
+    """Each block's text stripped (found by a blind learner): it changes the texts the model is given."""
+    structured = result.get("structuredContent")
+    if structured is not None:
+        return solution_copy(result)
+    return "\n".join(block["text"].strip() for block in result["content"] if block["type"] == "text")
+
+
+def ascii_folded(result):
+    """The non-ASCII characters decomposed and dropped "to save tokens" (found by a blind learner)."""
+    import unicodedata
+    return unicodedata.normalize("NFKD", solution_copy(result)).encode("ascii", "ignore").decode()
+
+
+def a_newline_after_each_block(result):
+    """Right, written differently: each text block's text followed by a newline (the task leaves the joint open)."""
+    structured = result.get("structuredContent")
+    if structured is not None:
+        return solution_copy(result)
+    return "".join(block["text"] + "\n" for block in result["content"] if block["type"] == "text")
+
+
+COPY_RIGHT = [solution_copy, sorted_and_for_the_assistant_only, with_mcpwire, with_an_encoder, a_newline_after_each_block]
 COPY_WRONG = [
     pytest.param(the_text_block, ("For search_notes", "in 310 tokens", "compactly it takes 229"), id="indented-text-block"),
     pytest.param(default_dumps, ("For search_notes", "in 267 tokens", "spaces after , and :"), id="json-dumps-defaults"),
@@ -168,6 +196,14 @@ COPY_WRONG = [
                                  "'oscillation–spindle'", "ensure_ascii=False"), id="ensure-ascii-left-on"),
     pytest.param(ascii_escapes_and_spaces, ("For search_notes", "written compactly it takes 229",
                                             "spaces after , and :", "ensure_ascii=False"), id="ascii-and-spaces"),
+    pytest.param(a_newline_after_the_json, ("For search_notes, your text is the compact JSON with whitespace around "
+                                            "it: it ends", "\\n'", "no whitespace outside its strings"),
+                 id="a-newline-after-the-json"),
+    pytest.param(stripped_blocks, ("night_report with its text in two blocks, the second ending with a newline",
+                                   "changes the text block 'The hypnogram is for the user", "whitespace at its ends",
+                                   "as it is"), id="stripped-text-blocks"),
+    pytest.param(ascii_folded, ("For search_notes", "non-ASCII text changed", "'oscillation–spindle'",
+                                "ensure_ascii=False"), id="non-ascii-dropped"),
 ]
 
 
@@ -320,6 +356,41 @@ def false_for_never(modern, legacy, handshake):
     return solution_crossing(modern, legacy, handshake) or False
 
 
+def the_last_crossing(modern, legacy, handshake):
+    """The request from which the modern total stays ahead to the end (found by a blind learner)."""
+    ours, theirs, found = 0, handshake, None
+    for number, (mine, bare) in enumerate(zip(modern, legacy), start=1):
+        ours, theirs = ours + mine, theirs + bare
+        if ours <= theirs:
+            found = None
+        elif found is None:
+            found = number
+    return found
+
+
+def a_binary_search(modern, legacy, handshake):
+    """A binary search over the running gap, as if it only grew (found by a blind learner)."""
+    gaps = list(itertools.accumulate(m - b for m, b in zip(modern, legacy)))
+    low, high = 0, len(gaps)
+    while low < high:
+        middle = (low + high) // 2
+        if gaps[middle] > handshake:
+            high = middle
+        else:
+            low = middle + 1
+    return low + 1 if low < len(gaps) else None
+
+
+def ahead_at_the_end_only(modern, legacy, handshake):
+    """None unless the modern session costs more at the end (found by a blind learner)."""
+    return solution_crossing(modern, legacy, handshake) if sum(modern) > handshake + sum(legacy) else None
+
+
+def twenty_requests_at_most(modern, legacy, handshake):
+    """The 20 requests the task measures, hard-coded (found by a blind learner)."""
+    return solution_crossing(modern[:20], legacy[:20], handshake)
+
+
 def an_average_gap(modern, legacy, handshake):
     gap = (sum(modern) - sum(legacy)) / len(modern)
     return math.floor(handshake / gap) + 1 if gap > 0 and math.floor(handshake / gap) + 1 <= len(modern) else None
@@ -358,12 +429,22 @@ CROSSING_WRONG = [
     pytest.param(false_for_never, ("returned False", "None says so"), id="false-for-never"),
     pytest.param(the_gap_without_its_sign, ("a little cheaper", "returned 3", "the legacy one 410"),
                  id="the-gap-without-its-sign"),
+    pytest.param(the_last_crossing, ("gets ahead, then falls behind again", "returned None",
+                                     "After 2 requests the modern session has cost 500 bytes and the legacy one 450",
+                                     "costs more again by the end"), id="the-last-crossing"),
+    pytest.param(a_binary_search, ("gets ahead, then falls behind again", "returned None", "After 2 requests"),
+                 id="a-binary-search"),
+    pytest.param(ahead_at_the_end_only, ("gets ahead, then falls behind again", "returned None", "After 2 requests"),
+                 id="ahead-at-the-end-only"),
+    pytest.param(twenty_requests_at_most, ("a session of 30 requests", "returned None",
+                                           "After 26 requests the modern session has cost 2860 bytes and the legacy "
+                                           "one 2850, handshake included."), id="twenty-requests-at-most"),
 ]
 
 
 def test_the_known_sessions_have_the_answers_the_check_gives():
     assert [expected_crossing(m, leg, h) for _, m, leg, h, _ in KNOWN_SESSIONS] == [s[-1] for s in KNOWN_SESSIONS]
-    assert [solution_crossing(m, leg, h) for _, m, leg, h, _ in KNOWN_SESSIONS] == [3, 4, None, 1, 6, 1, None]
+    assert [solution_crossing(m, leg, h) for _, m, leg, h, _ in KNOWN_SESSIONS] == [3, 4, None, 1, 6, 1, None, 2, 26]
 
 
 @pytest.mark.parametrize("first_costlier", CROSSING_RIGHT, ids=lambda f: f.__name__)
