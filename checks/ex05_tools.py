@@ -33,6 +33,30 @@ def schema_problems(tool, arguments):
     return problems
 
 
+class _SummaryCall(RecordingCall):
+    """The check's call_tool: the lab's real reply, with a summary for people in its text block instead of the JSON.
+
+    The spec says a tool SHOULD repeat its structured data as text, not that it must: code that parses the text copy
+    works on the lab server only. The reply kept for the verdict is the real one.
+    """
+
+    def __call__(self, name, arguments):
+        message = super().__call__(name, arguments)
+        result = message.get("result") or {}
+        structured = result.get("structuredContent")
+        if isinstance(structured, dict) and not result.get("isError"):
+            result["content"] = [{"type": "text", "text": _summary(structured)}]
+        return message
+
+
+def _summary(structured):
+    """A line a person reads: no JSON, so only structuredContent holds the data."""
+    if "hits" in structured:
+        hits = structured["hits"]
+        return f"Best match: {hits[0].get('title')}." if hits else "No note matches."
+    return f"{structured.get('title')}, written {structured.get('date')}."
+
+
 def _expected_tags(wire, topic):
     hits = wire.request("tools/call", {"name": "search_notes", "arguments": {"query": topic, "limit": 1}})
     hits = hits.result["structuredContent"]["hits"]
@@ -52,7 +76,7 @@ def check_search_then_read(best_note_tags, lab=None):
         answers = []
         for topic in TOPICS:
             expected = _expected_tags(wire, topic)
-            call_tool = RecordingCall(wire, max_calls=MAX_CALLS)
+            call_tool = _SummaryCall(wire, max_calls=MAX_CALLS)
             outcome = attempt(best_note_tags, call_tool, topic)
             if outcome.not_done:
                 not_done("best_note_tags still raises NotImplementedError. Call search_notes, then read_note.")
@@ -106,6 +130,12 @@ def _judge_topic(topic, expected, calls, outcome, tools):
         failed(f"{story}, you asked search_notes for {asked}, and you use one hit.",
                hint="Pass \"limit\": 1, the argument the schema names for the number of hits.")
         return False
+    if isinstance(outcome.error, json.JSONDecodeError):
+        failed(f"{story}, your function raised {outcome.error_text}: it parsed a text block, which here holds a "
+               "summary for people, not JSON.",
+               hint="A tool SHOULD repeat its data as text, but need not, and its text may say anything: read the "
+                    "hits and the tags from structuredContent, the copy meant for programs.")
+        return False
     if outcome.error:
         hint = ("When nothing matches, structuredContent[\"hits\"] is an empty list: return None then."
                 if expected is None else "The reply is the whole JSON-RPC message: message[\"result\"][\"structuredContent\"].")
@@ -117,11 +147,16 @@ def _judge_topic(topic, expected, calls, outcome, tools):
             return False
         return True
     query = calls[0][1].get("query")
-    if query != topic and outcome.value != expected:
-        failed(f"{story}, you searched for {shown(query)}, not for the topic, and returned {short(outcome.value)}; "
-               f"the best note's tags are {expected}.",
-               hint="Pass the topic as the query, unchanged: the server reads it as text (spaces and letters such "
-                    "as á included), and another query may find another note or none.")
+    if query != topic:
+        found = ("the same note's tags came back this time" if outcome.value == expected else
+                 f"you returned {short(outcome.value)}, where the best note's tags are {expected}")
+        failed(f"{story}, you searched for {shown(query)}, not for the topic {topic!r} as it is; {found}.",
+               hint="Pass the topic as the query, unchanged: the server reads it as text (case, spaces and letters "
+                    "such as á included), and another query may find another note or none.")
+        return False
+    if "search_notes" in names[1:]:
+        failed(f"{story}, your function called search_notes again after the search ({names}).",
+               hint="One search is enough: read its hit with read_note.")
         return False
     if names[1:] != ["read_note"]:
         failed(f"{story}, after the search your function called {names[1:] or 'nothing'}; read the hit with read_note.",
@@ -147,9 +182,11 @@ def _schema_hint(name, problems):
     if "True is not of type" in text or "False is not of type" in text:
         return ("True is a boolean (JSON true), not a number: Python counts a bool as an int, but JSON and the "
                 "schema keep them apart. Write 1.")
-    if "is not of type 'integer'" in text:
+    if "' is not of type 'integer'" in text:
         return ("The schema says integer: write 1, not \"1\". The lab server would accept \"1\" (pydantic converts it), "
                 "but the schema is the contract, and another server may refuse it.")
+    if "is not of type 'integer'" in text:
+        return "The schema says integer: write a whole number, 1, with no quotes, list or fraction."
     if "is not an argument" in text:
         return "The server drops unknown arguments silently: use the names in the inputSchema's properties."
     return "Compare your arguments with the inputSchema: types, minimum and maximum."
@@ -193,14 +230,17 @@ def _other_servers(cases):
     split = copy.deepcopy(by_story["sync_notes, which always fails"])
     first = split["result"]["content"][0]["text"]
     cut = first.index(":") + 1
-    split["result"]["content"] = [{"type": "text", "text": first[:cut]}, {"type": "text", "text": first[cut:].strip()}]
+    # The second block ends with a newline, as many texts do: it belongs to the text, which is passed on as it is.
+    split["result"]["content"] = [{"type": "text", "text": first[:cut]},
+                                  {"type": "text", "text": first[cut:].strip() + "\n"}]
     plain = copy.deepcopy(by_story["read_note of an id that does not exist"])
     block = plain["result"]["content"][0]
     block["text"] = block["text"].split(": ", 1)[1]
     lint = copy.deepcopy(by_story["night_report, a tool with no outputSchema"])
     lint["result"]["content"] = [{"type": "text", "text": "Errors found: 0. All 13 notes have an id, a title and tags."}]
     return [("read_note of 'welcome', from a server that leaves out isError (absent means false)", quiet),
-            ("sync_notes, from a server that writes its error text in two blocks", split),
+            ("sync_notes, from a server that writes its error text in two blocks, the second ending with a newline",
+             split),
             ("read_note of an id that does not exist, from a server whose error text does not start with "
              "\"Error\"", plain),
             ("a lint tool of another server that found nothing wrong and says so in a text starting with "
@@ -245,7 +285,7 @@ def check_reply_kinds(classify, lab=None):
         if got[1] != want[1]:
             failed(f"The check sent {story}. classify found the kind ({want[0]!r}) but returned the detail "
                    f"{shown(got[1], DETAIL_LIMIT)}; expected {shown(want[1], DETAIL_LIMIT)}.",
-                   hint=_detail_hint(want[0]))
+                   hint=_stripped_hint(message, got[1]) or _detail_hint(want[0]))
             return
     passed(f"classify sorted all {len(cases)} replies: results with their structuredContent (isError absent "
            "included, texts that talk of errors included, and None for a tool with no outputSchema), tool errors "
@@ -279,6 +319,16 @@ def _kind_hint(kind, message):
                 "words: only isError and the \"error\" member decide it.")
     return ("isError false (or absent) and no \"error\" member: the call worked. structuredContent is optional "
             "(on the lab, only tools with an outputSchema send it), so a result may have none (its detail is then None).")
+
+
+def _stripped_hint(message, detail):
+    """A hint when the detail is the blocks' texts with whitespace taken off their ends, else None."""
+    texts = [block.get("text", "") for block in (message.get("result") or {}).get("content", [])]
+    if isinstance(detail, str) and detail != "\n".join(texts) and \
+            detail.strip() in ("\n".join(text.strip() for text in texts), "\n".join(texts).strip()):
+        return ("Pass each block's text as it is, joined by newlines: strip() takes off whitespace that is part "
+                "of the text, such as the newline that ends a block.")
+    return None
 
 
 def _detail_hint(kind):

@@ -1,5 +1,6 @@
 """Exercise 05's checks (search then read; result, tool error or protocol error): right answers pass, wrong ones name their mistake."""
 
+import json
 import unicodedata
 from urllib.parse import quote
 
@@ -148,7 +149,32 @@ def best_note_tags_by_comprehension(call_tool, topic):
     return call_tool("read_note", dict(note_id=ids[0]))["result"]["structuredContent"]["tags"] if ids else None
 
 
+def tags_from_the_text_blocks(call_tool, topic):
+    """The hits and the tags parsed from the JSON text copy (found by a blind learner): works on the lab's SDK only."""
+    found = call_tool("search_notes", {"query": topic, "limit": 1})
+    hits = json.loads(found["result"]["content"][0]["text"])["hits"]
+    if not hits:
+        return None
+    return json.loads(call_tool("read_note", {"note_id": hits[0]["id"]})["result"]["content"][0]["text"])["tags"]
+
+
+def searched_twice(call_tool, topic):
+    """The same search twice, then read_note (found by a blind learner)."""
+    call_tool("search_notes", {"query": topic, "limit": 1})
+    return best_note_tags()(call_tool, topic)
+
+
+def best_note_tags_with_a_named_reply(call_tool, topic):
+    """Right, written differently: the result member taken once, the hit unpacked, the tags copied into a list."""
+    result = call_tool("search_notes", {"query": topic, "limit": 1})["result"]
+    if not result["structuredContent"]["hits"]:
+        return None
+    [hit] = result["structuredContent"]["hits"]
+    return [*call_tool("read_note", {"note_id": hit["id"]})["result"]["structuredContent"]["tags"]]
+
+
 SEARCH_RIGHT = [
+    pytest.param(best_note_tags_with_a_named_reply, id="named-reply-unpacked-hit"),
     pytest.param(best_note_tags(), id="solution"),
     pytest.param(best_note_tags_written_differently, id="loop-over-hits"),
     pytest.param(best_note_tags_by_comprehension, id="ids-by-comprehension"),
@@ -180,6 +206,21 @@ SEARCH_WRONG = [
     pytest.param(lambda call_tool, topic: best_note_tags()(
         call_tool, unicodedata.normalize("NFKD", topic).encode("ascii", "ignore").decode()),
                  ("For the topic 'Tomás', you searched for 'Tomas'", "letters such as á"), id="topic-folded-to-ascii"),
+    # Blind learner runs: these queries found the same note, and passed although the task says the topic, unchanged.
+    pytest.param(lambda call_tool, topic: best_note_tags()(call_tool, topic.lower()),
+                 ("For the topic 'Tomás', you searched for 'tomás', not for the topic 'Tomás' as it is",
+                  "the same note's tags came back", "case"), id="topic-lowercased"),
+    pytest.param(lambda call_tool, topic: best_note_tags()(call_tool, json.dumps(topic)),
+                 ("you searched for '\"actigraphy\"'", "Pass the topic as the query, unchanged"), id="topic-json-quoted"),
+    pytest.param(lambda call_tool, topic: best_note_tags()(call_tool, topic + " "),
+                 ("you searched for 'actigraphy '", "unchanged"), id="topic-with-a-trailing-space"),
+    pytest.param(tags_from_the_text_blocks, ("For the topic 'actigraphy'", "raised JSONDecodeError",
+                                             "a summary for people, not JSON", "from structuredContent"),
+                 id="data-parsed-from-the-text-block"),
+    pytest.param(searched_twice, ("called search_notes again after the search", "One search is enough"),
+                 id="searched-twice"),
+    pytest.param(best_note_tags(limit=[1]), ("[1] is not of type 'integer'", "no quotes, list or fraction"),
+                 id="limit-in-a-list"),
 ]
 
 
@@ -209,6 +250,14 @@ def classify(*, is_error_default=False, joiner="\n", detail_text=False, pair=tup
     return work
 
 
+def classify_stripping_each_text(message):
+    """Each block's text stripped before the join (found by a blind learner)."""
+    kind, detail = classify()(message)
+    if kind != "tool error":
+        return (kind, detail)
+    return (kind, "\n".join(block.get("text", "").strip() for block in message["result"]["content"]))
+
+
 def classify_by_match(message):
     """Right, written differently: structural pattern matching on the reply's members."""
     match message:
@@ -230,6 +279,9 @@ CLASSIFY_WRONG = [
     pytest.param(classify(is_error_default=True), ("classify said 'tool error'", "leaves out isError"),
                  id="missing-isError-taken-as-true"),
     pytest.param(classify(joiner=" "), ("two blocks", "joined by newlines"), id="texts-joined-by-space"),
+    pytest.param(classify_stripping_each_text, ("two blocks, the second ending with a newline",
+                                                "found the kind ('tool error')", "strip() takes off whitespace"),
+                 id="each-text-stripped"),
     pytest.param(classify(detail_text=True), ("structuredContent",), id="text-instead-of-structured"),
     pytest.param(lambda m: ("protocol error", m["error"]["code"]) if "error" in m else ("result", m["result"]["structuredContent"]),
                  ("raised KeyError: 'structuredContent'", "isError true"), id="tool-errors-forgotten"),
