@@ -34,6 +34,12 @@ def check_start_server(start_lab_server):
         not_done("start_lab_server() still raises NotImplementedError. Start the server with "
                  "subprocess.Popen and return what Popen gives you.")
         return
+    if isinstance(outcome.error, subprocess.TimeoutExpired):
+        failed(f"start_lab_server() raised TimeoutExpired: it waited {outcome.error.timeout:g} s for the server to "
+               "exit, and a server runs until its stdin closes.",
+               hint="Return the Popen as soon as it is started: the server reads frames from then on, and stopping "
+                    "it is the caller's job.")
+        return
     if outcome.error:
         failed(f"start_lab_server() raised {outcome.error_text}",
                hint="Popen takes the command as a list: [sys.executable, '-m', 'labserver'].")
@@ -56,12 +62,18 @@ def _judge_running_server(proc):
                f"{'send it frames' if pipe == 'stdin' else 'read its replies'}.",
                hint="Pass stdin=subprocess.PIPE and stdout=subprocess.PIPE to Popen.")
         return
+    if proc.stdin.closed or proc.stdout.closed:
+        pipe = "stdin" if proc.stdin.closed else "stdout"
+        failed(f"start_lab_server() closed proc.{pipe} before returning the process: "
+               + ("the server reads no frame, and it ends when its stdin closes." if pipe == "stdin" else
+                  "no reply of the server can be read."),
+               hint="Return the Popen with both pipes open: the caller writes frames to its stdin and reads replies "
+                    "from its stdout.")
+        return
     try:
         write_line(proc, frames.dumps(DISCOVER))
     except (OSError, ValueError):
-        failed(f"The process exited (code {proc.wait()}) before it could read a frame.",
-               hint="Run [sys.executable, '-m', 'labserver']: sys.executable is the Python of this notebook, "
-                    "the one that has the labserver package.")
+        _say_exited(proc, "before it could read a frame")
         return
     read = attempt(proc.stdout.readline, guard=STARTUP_WAIT_S, unblock=lambda: stop(proc))
     line = read.value if not read.hung else None
@@ -71,9 +83,7 @@ def _judge_running_server(proc):
         return
     text = line.decode("utf-8", "replace") if isinstance(line, bytes) else (line or "")
     if not text:
-        failed(f"The process exited (code {proc.wait()}) without answering.",
-               hint="Run [sys.executable, '-m', 'labserver']: sys.executable is the Python of this notebook, "
-                    "the one that has the labserver package.")
+        _say_exited(proc, "without answering")
         return
     try:
         reply = json.loads(text)
@@ -90,10 +100,29 @@ def _judge_running_server(proc):
                    hint="Is the command [sys.executable, '-m', 'labserver']?")
         return
     info = ((reply.get("result") or {}).get("_meta") or {}).get("io.modelcontextprotocol/serverInfo") or {}
+    if isinstance(reply, dict) and reply.get("id") != DISCOVER["id"]:
+        failed(f"The first line on stdout answers id {reply.get('id')!r}, not the check's server/discover (id "
+               f"{DISCOVER['id']}): start_lab_server() sent the server a frame of its own.",
+               server=server_said(reply),
+               hint="Return the process without writing to it: the caller sends the first frame.")
+        return
     if not info:
         failed("The process answered, but not with a server/discover result.", server=server_said(reply))
         return
     passed(f"The lab server runs on stdio: it answered server/discover as {info.get('name')} {info.get('version')}.")
+
+
+def _say_exited(proc, when):
+    """The process ended before it answered: killed by a signal (the learner's code stopped it) or exited on its own."""
+    code = proc.wait()
+    if code < 0:
+        failed(f"The process was stopped by signal {-code} {when}: start_lab_server() returned a server that had been "
+               "killed or terminated.",
+               hint="Return the process still running: the check, like any caller, stops it when it is done.")
+    else:
+        failed(f"The process exited (code {code}) {when}.",
+               hint="Run [sys.executable, '-m', 'labserver']: sys.executable is the Python of this notebook, "
+                    "the one that has the labserver package.")
 
 
 def check_first_frame(first_frame, lab=None):
@@ -151,7 +180,7 @@ def check_first_frame(first_frame, lab=None):
         return
     params = frame.get("params") or {}
     query = (params.get("arguments") or {}).get("query")
-    if params.get("name") != "search_notes" or not isinstance(query, str) or query.strip().lower() != "spindle":
+    if params.get("name") != "search_notes" or query != "spindle":
         failed(f"The server answered, but this task asks for search_notes about 'spindle', with the query 'spindle' "
                f"(you called {params.get('name')!r} with {short(params.get('arguments'))}).")
         return
@@ -232,6 +261,12 @@ def check_send_one(send_one):
     if outcome.hung:
         _report_hung(received)
         return
+    if isinstance(outcome.error, subprocess.TimeoutExpired):
+        failed(f"send_one raised TimeoutExpired: it waited {outcome.error.timeout:g} s for the server to exit, and "
+               "the server runs until its stdin closes.",
+               hint="send_one sends one frame and reads its reply; the server keeps running for the next frame, and "
+                    "stopping it is the caller's job.")
+        return
     if outcome.error:
         failed(f"send_one raised {outcome.error_text}", hint=_hint_for_error(outcome.error))
         return
@@ -280,6 +315,8 @@ def check_send_one(send_one):
         failed("send_one got the reply, but it closed proc.stdout: the server's next reply can never be read.",
                hint="A client keeps both pipes open for as long as it talks to the server.")
         return
+    if not _judge_compact(received):
+        return
     passed(f"send_one wrote one line and read one back: the result for id {reply['id']}, from "
            f"{reply['result']['_meta']['io.modelcontextprotocol/serverInfo']['name']}.")
 
@@ -320,6 +357,25 @@ def _judge_written(received):
     return True
 
 
+def _judge_compact(received):
+    """Report a line with whitespace outside the JSON's strings; False if so. A line may end in \r\n."""
+    loose = next((line for line in received.split(b"\n")[:-1]
+                  if (message := _parsed(line)) is not None and line.removesuffix(b"\r") not in _compact(message)),
+                 None)
+    if loose is None:
+        return True
+    failed(f"send_one wrote {short(loose.decode('utf-8', 'replace'))}: the server accepts it, but the task asks for "
+           "compact JSON, with no spaces after , and : (the protocol forbids only a newline inside a message).",
+           hint="json.dumps(frame, separators=(\",\", \":\")) writes compact JSON: the spaces are bytes on every "
+                "message.")
+    return False
+
+
+def _compact(message):
+    """The message as compact JSON in its own key order, non-ASCII written as it is or escaped: both are compact."""
+    return [json.dumps(message, separators=(",", ":"), ensure_ascii=escape).encode() for escape in (False, True)]
+
+
 def _parsed(line):
     try:
         return json.loads(line)
@@ -330,6 +386,9 @@ def _parsed(line):
 def _report_hung(received):
     """send_one waited for ever: say what the server had received by then."""
     waited = f"send_one was still waiting for a reply after {REPLY_WAIT_S} seconds"
+    # A frame changed on its way (its id dropped, say) may get no reply at all: that, not the reading, is the cause.
+    wrong = next((message for message in map(_parsed, received.split(b"\n")[:-1])
+                  if isinstance(message, dict) and message != DISCOVER), None)
     if not received:
         failed(f"{waited}, and the server had received nothing: not one byte of your frame reached it.",
                hint="Writing to proc.stdin fills a buffer inside your process; the bytes leave it only when the "
@@ -340,9 +399,16 @@ def _report_hung(received):
                "waiting for the end of the line.",
                hint="On stdio a frame is one line: the server reads up to the newline, and only then parses.",
                more="Write the JSON text followed by \"\\n\".")
+    elif wrong is not None:
+        failed(f"{waited}. The server had received {short(wrong)}, not the frame send_one was given: "
+               f"{frames.dumps(DISCOVER)}",
+               hint=("A frame without an id is a notification, and nobody answers a notification: write the frame "
+                     "your function gets, as it is." if "id" not in wrong else
+                     "Write the frame your function gets as its argument, as it is."))
     else:
         failed(f"{waited}. The server had received your line: {short(received.decode('utf-8', 'replace'))}",
-               hint="Read one line of proc.stdout: the reply is one line too.")
+               hint="Read one line of proc.stdout: the reply is one line too. A send_one that waits for the server "
+                    "to exit (proc.wait(), communicate()) waits for ever: the server runs until its stdin closes.")
 
 
 def _hint_for_error(error):

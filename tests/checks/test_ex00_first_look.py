@@ -24,6 +24,19 @@ def start(command=("-m", "labserver"), **pipes):
     return lambda: subprocess.Popen([sys.executable, *command], **{**PIPES, **pipes})
 
 
+def started_then(step):
+    """The solution, then one more thing done to the process before it is returned."""
+    def work():
+        proc = start()()
+        try:
+            step(proc)
+        except Exception:
+            proc.kill()
+            raise
+        return proc
+    return work
+
+
 START_RIGHT = [
     pytest.param(start(), id="bytes-pipes"),
     pytest.param(start(text=True), id="text-mode-pipes"),
@@ -39,6 +52,19 @@ START_WRONG = [
     pytest.param(lambda: subprocess.run([sys.executable, "-c", "pass"]), ("not a subprocess.Popen",), id="run-not-popen"),
     pytest.param(start(stderr=subprocess.STDOUT), ("log line", "stderr=subprocess.STDOUT", "stdout carries only"),
                  id="stderr-merged-into-stdout"),
+    # Found by a blind learner run: each of these was blamed on the command, which was right.
+    pytest.param(started_then(lambda proc: proc.stdin.close()), ("closed proc.stdin before returning",
+                                                                 "both pipes open"), id="stdin-closed"),
+    pytest.param(started_then(lambda proc: proc.stdout.close()), ("closed proc.stdout before returning",
+                                                                  "both pipes open"), id="stdout-closed"),
+    pytest.param(started_then(lambda proc: (proc.kill(), proc.wait())), ("stopped by signal 9",
+                                                                         "still running"), id="killed"),
+    pytest.param(started_then(lambda proc: proc.wait(timeout=0.5)), ("raised TimeoutExpired", "waited 0.5 s",
+                                                                     "runs until its stdin closes",
+                                                                     "as soon as it is started"), id="waits-for-the-exit"),
+    pytest.param(started_then(lambda proc: (proc.stdin.write(b'{"jsonrpc":"2.0","id":99,"method":"ping"}\n'),
+                                            proc.stdin.flush())),
+                 ("answers id 99, not the check's server/discover (id 1)", "a frame of its own"), id="writes-a-ping-first"),
 ]
 
 
@@ -73,7 +99,7 @@ def params(**changes):
 FIRST_RIGHT = [
     pytest.param(lambda: frame(), id="solution"),
     pytest.param(lambda: frame(id="first"), id="string-id"),
-    pytest.param(lambda: frame(params=params(arguments={"query": "Spindle", "limit": 3})), id="with-limit"),
+    pytest.param(lambda: frame(params=params(arguments={"query": "spindle", "limit": 3})), id="with-limit"),
 ]
 FIRST_WRONG = [
     pytest.param(lambda: frame(drop=["id"]), ("sent nothing back", "notification", '"id"'), id="no-id"),
@@ -98,6 +124,11 @@ FIRST_WRONG = [
                  id="number-in-quotes-the-sdk-coerces"),
     pytest.param(lambda: frame(params=params(arguments={"query": "spindlez"})), ("the query 'spindle'", "spindlez"),
                  id="query-misspelt"),
+    # Found by a blind learner run: the task says the query "spindle", and these passed.
+    pytest.param(lambda: frame(params=params(arguments={"query": "Spindle"})), ("the query 'spindle'", '"Spindle"'),
+                 id="query-capitalised"),
+    pytest.param(lambda: frame(params=params(arguments={"query": " spindle "})), ("the query 'spindle'", '" spindle "'),
+                 id="query-padded"),
     pytest.param(lambda: frame(result={}), ("has a result member", "A request has four members"), id="request-with-a-result"),
     pytest.param(lambda: frame(error=None), ("has an error member",), id="request-with-a-null-error"),
     pytest.param(lambda: frame(params=params(_meta=None), _meta=dict(ENVELOPE)),
@@ -136,7 +167,7 @@ def send_one(*, newline=True, flush=True, compact=True, parse=True, encode=True)
 
 
 def send_one_with_os_write(proc, message):
-    os.write(proc.stdin.fileno(), json.dumps(message).encode() + b"\n")
+    os.write(proc.stdin.fileno(), json.dumps(message, separators=(",", ":")).encode() + b"\n")
     return json.loads(proc.stdout.readline())
 
 
@@ -187,7 +218,7 @@ def send_one_writing_twice(proc, message):
 
 
 def send_one_sorted_keys(proc, message):
-    proc.stdin.write((json.dumps(message, sort_keys=True) + "\n").encode())
+    proc.stdin.write((json.dumps(message, sort_keys=True, separators=(",", ":")) + "\n").encode())
     proc.stdin.flush()
     return json.loads(proc.stdout.readline())
 
@@ -206,9 +237,32 @@ def send_one_to_its_own_server(proc, message):
 
 
 def send_one_crlf(proc, message):
-    proc.stdin.write((json.dumps(message) + "\r\n").encode())
+    proc.stdin.write((json.dumps(message, separators=(",", ":")) + "\r\n").encode())
     proc.stdin.flush()
     return json.loads(proc.stdout.readline())
+
+
+def send_one_default_separators(proc, message):
+    """One line, but json.dumps's default ", " and ": " (found by a blind learner): the task asks for compact JSON."""
+    proc.stdin.write(json.dumps(message).encode() + b"\n")
+    proc.stdin.flush()
+    return json.loads(proc.stdout.readline())
+
+
+def send_one_without_the_id(proc, message):
+    """Drops the id (found by a blind learner): a notification, which the server never answers."""
+    proc.stdin.write(json.dumps({key: value for key, value in message.items() if key != "id"},
+                                separators=(",", ":")).encode() + b"\n")
+    proc.stdin.flush()
+    return json.loads(proc.stdout.readline())
+
+
+def send_one_as_bytes_by_hand(proc, message):
+    """Right, written differently: the text built with the kit's own compact writer, the line read by iteration."""
+    from mcpwire import frames
+    proc.stdin.write(frames.dumps(message).encode("utf-8") + b"\n")
+    proc.stdin.flush()
+    return json.loads(next(iter(proc.stdout)))
 
 
 def send_one_as_python_text(proc, message):
@@ -221,7 +275,8 @@ SEND_RIGHT = [
     pytest.param(send_one(), id="solution"),
     pytest.param(send_one_with_os_write, id="os-write-unbuffered"),
     pytest.param(send_one_crlf, id="crlf-line-end"),
-    pytest.param(send_one_sorted_keys, id="default-separators-sorted-keys"),
+    pytest.param(send_one_sorted_keys, id="compact-sorted-keys"),
+    pytest.param(send_one_as_bytes_by_hand, id="kit-dumps-and-iteration"),
 ]
 SEND_WRONG = [
     pytest.param(send_one(flush=False), ("received nothing", "flushed"), id="no-flush"),
@@ -246,6 +301,12 @@ SEND_WRONG = [
     pytest.param(send_one_then(lambda proc: proc.terminate()), ("stopped the server", "caller"),
                  id="server-terminated-after-reading"),
     pytest.param(send_one_then(lambda proc: proc.kill()), ("stopped the server",), id="server-killed-after-reading"),
+    pytest.param(send_one_default_separators, ('{"jsonrpc": "2.0", "id": 1', "compact JSON", "separators=(\",\", \":\")"),
+                 id="default-separators"),
+    # Found by a blind learner run: a raw TimeoutExpired that printed the check's relay script, and no hint.
+    pytest.param(send_one_then(lambda proc: proc.wait(timeout=1)), ("raised TimeoutExpired", "waited 1 s",
+                                                                    "runs until its stdin closes", "caller's job"),
+                 id="waits-for-the-server-to-exit"),
 ]
 
 
@@ -334,6 +395,14 @@ def test_send_one_without_flush(verdict, monkeypatch):
         return json.loads(proc.stdout.readline())
     out = verdict(checks.check_send_one, unflushed)
     assert "still waiting" in out and "received nothing" in out and "flushed" in out
+
+
+def test_send_one_that_drops_the_id_is_told_its_frame_went_unanswered(verdict, monkeypatch):
+    # Found by a blind learner run: the server answers no notification, and the hint was about reading one line.
+    monkeypatch.setattr(first_look, "REPLY_WAIT_S", 2)
+    out = verdict(checks.check_send_one, send_one_without_the_id)
+    assert out.startswith("✗ send_one was still waiting") and "not the frame send_one was given" in out, out
+    assert "A frame without an id is a notification" in out and "Read one line" not in out, out
 
 
 # --- unfinished work ---------------------------------------------------------------------------------
