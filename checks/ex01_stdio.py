@@ -431,7 +431,7 @@ def _judge_together(outcome, took):
         return False
     if took > LINGER_S:
         failed(f"{sent} Your function returned the right dict, but only {took:.1f} seconds after it was called: the "
-               "replies had come within a tenth of a second.",
+               f"server wrote the replies {TOGETHER_PLAN[1]} seconds after your frames arrived.",
                hint="Return as soon as no request is waiting. A fixed sleep is too short for a slow server and "
                     "time lost with a fast one; the timeout is a limit, not a wait.", more=LOOP_HINT)
         return False
