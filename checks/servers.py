@@ -15,8 +15,6 @@ from .verdict import failed
 LAB_COMMAND = [sys.executable, "-m", "labserver"]
 REPLY_WAIT_S = 5  # how long a check waits for one reply from a server that is already running
 STARTUP_WAIT_S = 30  # a first reply also waits for the server to start, which is slow on a busy machine
-# Reads everything it is sent and never answers: what a client meets when a server stays silent.
-SILENT_COMMAND = [sys.executable, "-c", "import sys\nfor _ in sys.stdin.buffer:\n    pass"]
 
 
 def make_modern(wire):
