@@ -1,4 +1,5 @@
-"""The command line of `python -m labserver [--http [--port N] [--auth]] [--notes DIR] [--page-size N] [--tasks] [--apps]`."""
+"""The command line of `python -m labserver [--http [--port N] [--auth]] [--notes DIR] [--page-size N] [--tasks] [--apps]
+[--conformance]`."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import anyio
 
+from labserver.conformance import register_conformance_fixtures
 from labserver.http import serve_http
 from labserver.legacy_http import serve_legacy_http
 from labserver.notes import NoteStore, seed_folder
@@ -83,6 +85,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "model-only flag_epoch and their ui:// View); also on with LAB_APPS=1",
     )
     parser.add_argument(
+        "--conformance",
+        action="store_true",
+        help="for running the official MCP conformance suite's tasks-* scenarios against the lab: also serve "
+        "the suite's fixture tool names (greet, slow_compute, failing_job, protocol_error_job, confirm_delete, "
+        "test_missing_capability) as labelled aliases over the lab's own task machinery; implies --tasks. "
+        "No lesson uses it",
+    )
+    parser.add_argument(
         "--page-size",
         metavar="N",
         type=positive_int,
@@ -113,8 +123,10 @@ def main(argv: list[str] | None = None) -> None:
     print(f"notes-lab: notes folder {folder} ({kind})", file=sys.stderr, flush=True)
     try:
         seed_folder(folder)
-        mcp = build_server(NoteStore(folder), args.page_size, tasks=args.tasks, task_ttl_ms=args.task_ttl,
-                           apps=args.apps)
+        mcp = build_server(NoteStore(folder), args.page_size, tasks=args.tasks or args.conformance,
+                           task_ttl_ms=args.task_ttl, apps=args.apps)
+        if args.conformance:
+            register_conformance_fixtures(mcp)
         if args.http and args.legacy_only:
             serve_legacy_http(mcp, args.port, sessions=not args.stateless, until_stdin_closes=args.until_stdin_closes)
         elif args.http:
