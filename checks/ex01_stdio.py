@@ -293,12 +293,8 @@ def _judge_matching(outcome, received):
         failed(f"{sent} Your function raised {outcome.error_text}: a message without that key broke the loop.",
                hint="The server also writes notifications/progress lines (no id) while reindex runs.", more=LOOP_HINT)
         return False
-    if outcome.error:
-        failed(f"{sent} Your function raised {outcome.error_text}", hint=LOOP_HINT)
-        return False
-    replies = outcome.value
-    if not isinstance(replies, dict):
-        failed(f"{sent} Your function returned {type(replies).__name__}; return a dict {{id: reply}}.")
+    replies = _returned_dict(sent, outcome)
+    if replies is None:
         return False
     missing_ids = [i for i in EXPECTED_IDS if i not in replies]
     if missing_ids:
@@ -340,6 +336,17 @@ def _judge_matching(outcome, received):
                         "by id, never by position.", more=LOOP_HINT)
             return False
     return True
+
+
+def _returned_dict(sent, outcome):
+    """The dict the function returned, or None once failed() has said why there is none (it raised, or gave no dict)."""
+    if outcome.error:
+        failed(f"{sent} Your function raised {outcome.error_text}", hint=LOOP_HINT)
+        return None
+    if not isinstance(outcome.value, dict):
+        failed(f"{sent} Your function returned {type(outcome.value).__name__}; return a dict {{id: reply}}.")
+        return None
+    return outcome.value
 
 
 def _missing_hint(replies, missing_ids):
@@ -409,12 +416,8 @@ def _judge_together(outcome, took):
                hint="Any line with a \"method\" is a notification, whichever method it names: skip log lines "
                     "(notifications/message) as well as progress.", more=LOOP_HINT)
         return False
-    if outcome.error:
-        failed(f"{sent} Your function raised {outcome.error_text}", hint=LOOP_HINT)
-        return False
-    replies = outcome.value
-    if not isinstance(replies, dict):
-        failed(f"{sent} Your function returned {type(replies).__name__}; return a dict {{id: reply}}.")
+    replies = _returned_dict(sent, outcome)
+    if replies is None:
         return False
     extra = [key for key in replies if key not in TOGETHER_IDS]
     if extra:
