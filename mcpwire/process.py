@@ -5,7 +5,7 @@ it spawned: a server that forks helpers leaves no orphans, and a Ctrl-C meant fo
 notebook is not its. It stays in our session: the MCP SDK's stdio client starts a new
 session instead, but on Linux a new session is also a scheduling group of its own
 (autogroup), which shares the CPU as one more user would and makes every round trip
-slower on a busy machine (bench.mcpwire_bench measures it).
+slower on a busy machine (bench.session_bench measures it).
 """
 
 import io
