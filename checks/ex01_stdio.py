@@ -2,6 +2,7 @@
 
 import copy
 import json
+import re
 import subprocess
 import sys
 import time
@@ -31,7 +32,8 @@ BATCH = [SLOW, FAST, NEVER_ANSWERED, REFUSED, DISCOVER]
 EXPECTED_IDS = ["slow", 2, "refused", "2"]
 UNANSWERED = frames.request("server/discover", id="unanswered")
 # A scripted server: it reads a given number of lines, waits, writes its lines in ONE write, then stays silent
-# (it ends when its stdin closes). It says "ready" on stderr first, so a learner's timeout excludes its start.
+# (it ends when its stdin closes). It says "ready" on stderr first, so a learner's timeout excludes its start, and
+# then when it wrote, on the clock time.monotonic() reads (on Linux one clock for every process).
 SCRIPTED_SOURCE = """\
 import json, os, sys, time
 lines_to_read, wait_s, lines = json.loads(sys.argv[1])
@@ -41,6 +43,7 @@ for _ in range(lines_to_read):
         os._exit(0)
 time.sleep(wait_s)
 os.write(1, b"".join(json.dumps(line).encode() + b"\\n" for line in lines))
+os.write(2, f"wrote {time.monotonic()!r}\\n".encode())
 for _ in sys.stdin.buffer:
     pass
 """
@@ -57,8 +60,9 @@ def _reply(request_id):
 TOGETHER = [frames.request("server/discover", id="first"), frames.request("tools/list", {}, id="second")]
 TOGETHER_IDS = ["first", "second"]
 TOGETHER_PLAN = [len(TOGETHER), 0.05, [LOG_LINE, _reply("second"), _reply("first")]]
-# Returning this long after the last reply came means the loop waited for something else (a sleep, the timeout).
-LINGER_S = 1.5
+# Returning this long after the server wrote the last reply means the loop waited for something else (a sleep, a
+# wait for more lines, the timeout). Right loops returned within 0.05 s of it at load 6-8 on 2 cores (tests/checks).
+LINGER_S = 0.3
 # One request answered shortly before the deadline, one never: the TimeoutError names only the one still waiting,
 # comes no sooner than the timeout (a fixed sleep misses the late reply) and not a whole timeout later (a wait
 # that starts over after each line).
@@ -68,6 +72,9 @@ PARTIAL = [QUICK, UNANSWERED]
 PARTIAL_REPLY_S = 1.2
 PARTIAL_PLAN = [len(PARTIAL), PARTIAL_REPLY_S, [_reply("quick")]]
 EARLY_S = 0.25  # a TimeoutError this much before the deadline came too soon (load only makes it later)
+# With timeout=0 the deadline has passed before the first wait: what is left of it is negative.
+NO_TIME = [frames.request("tools/list", {}, id="no-time")]
+NO_TIME_PLAN = [len(NO_TIME), 0, []]
 LATE_S = 0.7  # nor this much after it: a right loop is never that late, a restarted wait is PARTIAL_REPLY_S late
 # Never answers, but talks: a wait that starts over with each line never runs out here, and a loop that skips
 # only notifications/progress meets another method. It ends when its stdin closes, as a stdio server does.
@@ -89,11 +96,14 @@ ID_TYPE_HINT = ("JSON-RPC ids keep their type: 2 (a number) and \"2\" (a string)
                 "each reply carries its id as it was sent. Compare ids as json.loads gives them, never as text.")
 TIMEOUT_HINT = ("readline() blocks until a line comes, whatever the deadline. The lesson's pump reads lines on a "
                 "thread into a queue, and a queue can be waited on with a timeout (lines.get(timeout=...)).")
+NEGATIVE_HINT = ("Once the deadline has passed, what is left of it is negative, and queue.get (like select.select) "
+                 "refuses a negative timeout with ValueError: wait max(0, deadline - time.monotonic()), or raise "
+                 "TimeoutError as soon as nothing is left.")
 
 
 
 def _sample_messages(wire):
-    """Real messages of each kind: two requests, notifications both ways, a result and two error replies."""
+    """Messages of each kind, most of them real (sent to the lab or received from it), three written by hand."""
     reindex = frames.request("tools/call", {"name": "reindex", "arguments": {"pause_ms": 0}}, id=11,
                              meta={"progressToken": 11})
     no_envelope = {"jsonrpc": "2.0", "id": "twelve", "method": "tools/list"}
@@ -105,6 +115,15 @@ def _sample_messages(wire):
     # Tells the keys from the method's name: a rule that calls only notifications/* notifications gets it wrong.
     call_without_id = frames.notification("tools/call", {"name": "search_notes", "arguments": {"query": "spindle"}})
     wire.send_raw(frames.dumps(null_id), timeout=REPLY_WAIT_S)  # sent for real: the server refuses its null id
+    # Written by hand. The lab writes "id": null where it could not read an id (as JSON-RPC and the Python SDK do);
+    # MCP's schema and the TypeScript SDK leave the id out: the lesson says to accept both.
+    no_id = {key: value for key, value in unreadable.message.items() if key != "id"}
+    # Written by hand: an "id" or a "method" nested in a value is no member of the message (a text search finds them).
+    log_with_an_id = frames.notification("notifications/message", {"level": "info", "logger": "sync",
+                                                                   "data": {"id": "welcome", "status": "synced"}})
+    result_with_a_method = {"jsonrpc": "2.0", "id": 14, "result": {
+        "content": [{"type": "text", "text": "{\"method\": \"AASM\", \"epoch_s\": 30}"}],
+        "structuredContent": {"method": "AASM", "epoch_s": 30}}}
     return [
         (reindex, "request", "it has a method and an id: the sender waits for a reply with that id"),
         (result.notifications[0], "notification", "it has a method and no id: nobody answers it"),
@@ -123,6 +142,14 @@ def _sample_messages(wire):
         (call_without_id, "notification",
          "it has a method and no id. A message without an id member is a notification whatever its method: "
          "the server sends nothing back (JSON-RPC 2.0: a notification gets no reply)"),
+        (no_id, "response",
+         "it has an error and no method. This is the same reply written as MCP's schema writes it: an id that could "
+         "not be read is left out, not null. Lesson 01: accept both forms; a message with no method is a response"),
+        (log_with_an_id, "notification",
+         "it has a method and no id member: the \"id\" is inside params.data, a value, not a key of the message"),
+        (result_with_a_method, "response",
+         "it has an id and a result, and no method member: the \"method\" is inside the result, a value, not a "
+         "key of the message"),
     ]
 
 
@@ -147,13 +174,16 @@ def check_message_kinds(kind_of, lab=None):
                    hint="Not every message has every key: test with `\"id\" in message`.")
             return
         if outcome.value != kind:
-            failed(f"kind_of says {outcome.value!r} for {short(message)}", hint=f"It is a {kind}: {why}.")
+            spelt = isinstance(outcome.value, str) and outcome.value.strip().lower() == kind
+            failed(f"kind_of says {outcome.value!r} for {short(message)}",
+                   hint=(f"That is the right kind, written differently: return exactly {kind!r}, in lower case, as "
+                         "the task writes it." if spelt else f"It is a {kind}: {why}."))
             return
     count = {kind: sum(1 for _, k, _ in samples if k == kind) for kind in ("request", "notification", "response")}
-    passed(f"kind_of sorted {len(samples)} real messages: {count['request']} requests (one with a null id, one "
-           f"without params), {count['notification']} notifications (one a tools/call without an id) and "
-           f"{count['response']} responses "
-           "(two of them errors, one with a null id).")
+    passed(f"kind_of sorted {len(samples)} messages: {count['request']} requests (one with a null id, one "
+           f"without params), {count['notification']} notifications (one a tools/call without an id, one a log line "
+           f"with an id inside its data) and {count['response']} responses (three of them errors, one with a null id "
+           "and one with no id; one with a method inside its result).")
 
 
 def check_stdio_loop(send_and_match):
@@ -183,11 +213,14 @@ def check_stdio_loop(send_and_match):
                hint="Flushing sends the bytes without closing anything: a client keeps stdin open for as long as it "
                     "may send.")
         return
-    together, took = _run_scripted(send_and_match, TOGETHER, TOGETHER_PLAN, TIMEOUT_S)
-    if not _judge_together(together, took):
+    together, took, late = _run_scripted(send_and_match, TOGETHER, TOGETHER_PLAN, TIMEOUT_S)
+    if not _judge_together(together, took, late):
         return
-    partial, took = _run_scripted(send_and_match, PARTIAL, PARTIAL_PLAN, PARTIAL_TIMEOUT_S)
+    partial, took, _ = _run_scripted(send_and_match, PARTIAL, PARTIAL_PLAN, PARTIAL_TIMEOUT_S)
     if not _judge_partial(partial, took):
+        return
+    no_time, _, _ = _run_scripted(send_and_match, NO_TIME, NO_TIME_PLAN, 0)
+    if not _judge_no_time(no_time):
         return
     with raw_process(CHATTY_COMMAND, buffered=True) as proc:
         chatty = attempt(send_and_match, proc, [dict(UNANSWERED)], SILENT_TIMEOUT_S,
@@ -197,8 +230,9 @@ def check_stdio_loop(send_and_match):
     passed("Your loop filed all four replies under their ids, 2 and '2' kept apart (the slow reindex, sent first, "
            "was answered last; the refused tools/list, an error, counted as its reply), skipped the progress and "
            "log notifications, waited for no reply to the notification, read replies that arrived together and "
-           "returned at once, and raised TimeoutError on time, naming only the id still waiting, when a server "
-           "left a request unanswered, and when one only sent notifications.")
+           f"returned within {LINGER_S} seconds of the last one, and raised TimeoutError on time, naming only the "
+           "id still waiting, when a server left a request unanswered, when one only sent notifications, and with "
+           "timeout=0.")
 
 
 @contextmanager
@@ -214,14 +248,27 @@ def _scripted_server(plan):
 
 
 def _run_scripted(send_and_match, sent, plan, timeout):
-    """The learner's function against a scripted server: its Attempt and how many seconds it took."""
+    """The learner's function against a scripted server: its Attempt, how many seconds it took, and how many seconds
+    after the server wrote its lines it returned (None if the server wrote nothing, or the function did not return)."""
     with _scripted_server(plan) as proc:
         if proc is None:
-            return None, 0.0
+            return None, 0.0, None
+        ended = []
+
+        def timed(*args):
+            try:
+                return send_and_match(*args)
+            finally:  # taken on the learner's thread: the check's own wake-up is not the learner's delay
+                ended.append(time.monotonic())
         start = time.monotonic()
-        outcome = attempt(send_and_match, proc, copy.deepcopy(sent), timeout, guard=timeout + GRACE_S,
+        outcome = attempt(timed, proc, copy.deepcopy(sent), timeout, guard=timeout + GRACE_S,
                           unblock=lambda: stop(proc))
-        return outcome, time.monotonic() - start
+        took = time.monotonic() - start
+        if outcome.hung or not ended or not plan[2]:
+            return outcome, took, None
+        wrote = attempt(proc.stderr.readline, guard=1, unblock=lambda: stop(proc)).value or b""
+        match = re.fullmatch(rb"wrote (\S+)\n", wrote)
+        return outcome, took, (ended[0] - float(match.group(1))) if match else None
 
 
 def _judge_arrival(sent, received):
@@ -391,7 +438,7 @@ def _same_text_other_type(one, other):
     return type(one) is not type(other) and str(one) == str(other)
 
 
-def _judge_together(outcome, took):
+def _judge_together(outcome, took, late):
     sent = ("Then the check sent two requests (ids 'first' and 'second') to a server that wrote three lines in one "
             "write, a notifications/message log line and both replies, and then stayed silent, with "
             f"timeout={TIMEOUT_S}.")
@@ -432,11 +479,15 @@ def _judge_together(outcome, took):
                f"(its keys: {', '.join(map(repr, replies)) or 'none'}).",
                hint="Keep reading until no request id is waiting: several lines can arrive at once.", more=LOOP_HINT)
         return False
-    if took > LINGER_S:
-        failed(f"{sent} Your function returned the right dict, but only {took:.1f} seconds after it was called: the "
-               f"server wrote the replies {TOGETHER_PLAN[1]} seconds after your frames arrived.",
-               hint="Return as soon as no request is waiting. A fixed sleep is too short for a slow server and "
-                    "time lost with a fast one; the timeout is a limit, not a wait.", more=LOOP_HINT)
+    if late is None or late > LINGER_S:
+        after = (f"{late:.2f} seconds after the server wrote the last reply" if late is not None else
+                 f"{took:.1f} seconds after it was called")
+        failed(f"{sent} Your function returned the right dict, but only {after}: the server wrote the replies "
+               f"{TOGETHER_PLAN[1]} seconds after your frames arrived, and the task asks for the dict as soon as the "
+               f"last reply is in (the check allows {LINGER_S} seconds).",
+               hint="Return as soon as no request is waiting: no sleep, and no reading on to see whether more lines "
+                    "come (the lesson's bare-SDK cell does that only to show what else arrives). The timeout is a "
+                    "limit, not a wait.", more=LOOP_HINT)
         return False
     return True
 
@@ -450,8 +501,9 @@ def _judge_partial(outcome, took):
         return False
     if outcome.hung:
         failed(f"{sent} Your function was still waiting {GRACE_S} seconds after its timeout.",
-               hint="A read that has no timeout waits for ever on a silent server, and a wait that starts over "
-                    "after each line runs past the deadline.", more=TIMEOUT_HINT)
+               hint="Something waited past the deadline: a read that has no timeout waits for ever on a silent "
+                    "server, a wait that starts over after each line runs past it, and so does a deadline set later "
+                    "than time.monotonic() + timeout.", more=TIMEOUT_HINT)
         return False
     if isinstance(outcome.error, TimeoutError):
         text = str(outcome.error)
@@ -463,25 +515,28 @@ def _judge_partial(outcome, took):
                         "is left of it.")
             return False
         if took > PARTIAL_TIMEOUT_S + LATE_S:
-            failed(f"{sent} Your function raised TimeoutError only after {took:.1f} seconds: its wait started over "
-                   "when the reply to 'quick' came, so it ran past the deadline.",
-                   hint="The timeout is for the whole call, not for each line: waiting the full timeout for every "
-                        "line overruns the deadline by up to one timeout.",
+            failed(f"{sent} Your function raised TimeoutError only after {took:.1f} seconds: it ran past the "
+                   f"deadline by {took - PARTIAL_TIMEOUT_S:.1f} seconds.",
+                   hint="The timeout is for the whole call, not for each line: a wait that starts over when a line "
+                        "comes (here the reply to 'quick') overruns the deadline by up to one timeout, and so does a "
+                        "deadline set later than the timeout.",
                    more="Compute one deadline, time.monotonic() + timeout, before the loop; each wait gets what "
                         "is left of it.")
             return False
-        if UNANSWERED["id"] not in text:
+        if not _names(text, UNANSWERED["id"]):
             failed(f"{sent} Your function raised TimeoutError, but its message does not name the id still waiting, "
                    f"{UNANSWERED['id']!r}: {outcome.error_text}",
                    hint="Whoever catches the error needs to know which requests went unanswered: put the ids still "
                         "waiting in its message.")
             return False
-        if QUICK["id"] in text:
+        if _names(text, QUICK["id"]):
             failed(f"{sent} Your function raised {outcome.error_text}: it also names 'quick', which had its reply.",
                    hint="Name only the ids still waiting: whoever catches the error must not send again a request "
                         "that was answered.")
             return False
         return True
+    if not _negative_wait(sent, outcome):
+        return False
     if outcome.error:
         failed(f"{sent} Your function raised {outcome.error_text}, not TimeoutError.",
                hint="When the deadline passes, raise TimeoutError naming the ids still waiting.")
@@ -489,6 +544,49 @@ def _judge_partial(outcome, took):
     failed(f"{sent} Your function returned {short(outcome.value)} instead of raising TimeoutError.",
            hint="A caller cannot tell a partial answer from a whole one: raise TimeoutError naming the ids still "
                 "waiting.")
+    return False
+
+
+def _names(text, request_id):
+    """Whether the text names the id as a word of its own: 'quick' in "['quick']", not in "quickly"."""
+    return re.search(rf"(?<![\w-]){re.escape(request_id)}(?![\w-])", text) is not None
+
+
+def _negative_wait(sent, outcome):
+    """Say so when the function raised ValueError for a negative timeout; False if so."""
+    if isinstance(outcome.error, ValueError) and "timeout" in str(outcome.error) and "negative" in str(outcome.error):
+        failed(f"{sent} Your function raised {outcome.error_text}, not TimeoutError.", hint=NEGATIVE_HINT)
+        return False
+    return True
+
+
+def _judge_no_time(outcome):
+    sent = ("Then the check sent one request (id 'no-time') to a server that never answers, with timeout=0: the "
+            "deadline has passed before the first wait.")
+    if outcome is None:
+        say_lab_did_not_start()
+        return False
+    if outcome.hung:
+        failed(f"{sent} Your function was still waiting {GRACE_S} seconds later.",
+               hint="With timeout=0 nothing is left to wait: a wait given no timeout (None) waits for ever.",
+               more=TIMEOUT_HINT)
+        return False
+    if not _negative_wait(sent, outcome):
+        return False
+    if isinstance(outcome.error, TimeoutError):
+        if not _names(str(outcome.error), NO_TIME[0]["id"]):
+            failed(f"{sent} Your function raised TimeoutError, but its message does not name the id still waiting, "
+                   f"{NO_TIME[0]['id']!r}: {outcome.error_text}",
+                   hint="Put the ids still waiting in the TimeoutError's message.")
+            return False
+        return True
+    if outcome.error:
+        failed(f"{sent} Your function raised {outcome.error_text}, not TimeoutError.",
+               hint="When the deadline passes, raise TimeoutError naming the ids still waiting; with timeout=0 it "
+                    "has passed before the first read.")
+        return False
+    failed(f"{sent} Your function returned {short(outcome.value)} instead of raising TimeoutError.",
+           hint="With timeout=0 the deadline has passed at once: raise TimeoutError naming the ids still waiting.")
     return False
 
 
@@ -505,6 +603,8 @@ def _judge_chatter(outcome):
         return False
     if isinstance(outcome.error, TimeoutError):
         return True
+    if not _negative_wait(sent, outcome):
+        return False
     if outcome.error:
         failed(f"{sent} Your function raised {outcome.error_text}, not TimeoutError.",
                hint="From a 2026-07-28 server, any line with a \"method\" is a notification, whichever method it "

@@ -69,7 +69,7 @@ KIND_WRONG = [
 
 @pytest.mark.parametrize("work", KIND_RIGHT)
 def test_message_kinds_right_answers_pass(verdict, lab, work):
-    assert verdict(checks.check_message_kinds, work, lab).startswith("✓ kind_of sorted 10 real messages")
+    assert verdict(checks.check_message_kinds, work, lab).startswith("✓ kind_of sorted 13 messages")
 
 
 @pytest.mark.parametrize("work, phrases", KIND_WRONG)
@@ -311,7 +311,7 @@ def kind_right(message):
 
 
 def test_message_kinds_right(verdict, lab):
-    assert verdict(checks.check_message_kinds, kind_right, lab).startswith("✓ kind_of sorted 10 real messages")
+    assert verdict(checks.check_message_kinds, kind_right, lab).startswith("✓ kind_of sorted 13 messages")
 
 
 def test_message_kinds_any_id_is_a_request(verdict, lab):
@@ -507,9 +507,9 @@ def notification_given_an_id(proc, frames, timeout=5.0):
 FOUND_WRONG = [
     pytest.param(select_then_readline, ("Both replies had arrived", "raised TimeoutError", "select()", "buffer",
                                         "os.read"), id="select-then-buffered-readline"),
-    pytest.param(sleep_then_drain(1.0), ("raised TimeoutError after 1.", "before its 1.5-second timeout",
-                                         "not for a fixed time"), id="fixed-one-second-sleep"),
-    pytest.param(sleep_then_drain(None), ("returned the right dict, but only 3.", "Return as soon as"),
+    pytest.param(sleep_then_drain(1.0), ("returned the right dict, but only 0.", "after the server wrote the last "
+                                         "reply", "no sleep"), id="fixed-one-second-sleep"),
+    pytest.param(sleep_then_drain(None), ("returned the right dict, but only 2.", "Return as soon as"),
                  id="sleeps-the-whole-timeout"),
     pytest.param(queue_loop(skip=lambda m: m.get("method") == "notifications/progress"),
                  ("also has the key None", "notifications/message", "whichever method"),
@@ -636,4 +636,167 @@ def empty_queue_retried(proc, frames, timeout=5.0):
     pytest.param(empty_queue_retried, id="empty-queue-retried-until-the-deadline"),
 ])
 def test_stdio_loop_right_answers_written_differently_pass(verdict, work):
+    assert verdict(checks.check_stdio_loop, work).startswith("✓ Your loop filed all four replies"), work
+
+
+# --- found by a second blind learner run: wrong answers that passed, a right one refused, right ones written differently
+
+def kind_by_text(message):
+    """Wrong: looks for the quoted keys in the serialized text, so a nested "id" or "method" counts."""
+    text = json.dumps(message)
+    if '"method"' in text:
+        return "request" if '"id"' in text else "notification"
+    return "response"
+
+
+def kind_by_id_first(message):
+    """Wrong by lesson 01: an error reply whose unreadable id was left out (MCP's schema) becomes a notification."""
+    if "id" in message:
+        return "request" if "method" in message else "response"
+    return "notification"
+
+
+@pytest.mark.parametrize("work, phrases", [
+    pytest.param(kind_by_text, ("kind_of says 'request'", "notifications/message", "inside params.data"),
+                 id="keys-searched-in-the-text"),
+    pytest.param(kind_by_id_first, ("kind_of says 'notification'", "left out, not null", "accept both"),
+                 id="no-id-taken-for-a-notification"),
+    pytest.param(lambda m: kind_right(m).capitalize(), ("kind_of says 'Request'", "return exactly 'request'",
+                                                         "lower case"), id="capitalised-told-so"),
+])
+def test_message_kinds_found_wrong_answers_fail(verdict, lab, work, phrases):
+    out = verdict(checks.check_message_kinds, work, lab)
+    assert out.startswith("✗") and all(phrase in out for phrase in phrases), out
+
+
+def pump_loop(*, after_last=None, clamp=True, timeout_text=None, clock=time.monotonic, scale=1):
+    """The pump-and-queue loop with a list of ids, as the blind learner wrote it; one habit switched on."""
+    def work(proc, frames, timeout=5.0):
+        write_all(proc, frames)
+        lines = queue.Queue()
+        threading.Thread(target=pump, args=(proc.stdout, lines), daemon=True).start()
+        waiting = [frame["id"] for frame in frames if "id" in frame]
+        replies = {}
+        deadline = clock() + scale * timeout
+        while any(i not in replies for i in waiting):
+            left = deadline - clock()
+            try:
+                raw = lines.get(timeout=max(left, 0) if clamp else left)
+            except queue.Empty:
+                missing = [i for i in waiting if i not in replies]
+                raise TimeoutError((timeout_text or "no reply within {timeout} s for ids {missing!r}").format(
+                    timeout=timeout, missing=missing)) from None
+            message = json.loads(raw)
+            if "method" not in message:
+                replies[message["id"]] = message
+        if after_last == "drain":  # the lesson's bare-SDK cell: read on until half a second of silence
+            while clock() < deadline:
+                try:
+                    extra = json.loads(lines.get(timeout=min(0.5, max(0, deadline - clock()))))
+                except queue.Empty:
+                    break
+                if "method" not in extra:
+                    replies[extra["id"]] = extra
+        elif after_last:
+            time.sleep(after_last)
+        return replies
+    return work
+
+
+@pytest.mark.parametrize("work, phrases", [
+    pytest.param(pump_loop(after_last=0.5), ("returned the right dict, but only 0.", "after the server wrote the last "
+                                             "reply", "allows 0.3 seconds", "no sleep"), id="lingers-half-a-second"),
+    pytest.param(pump_loop(after_last=1.0), ("returned the right dict, but only 1.", "allows 0.3 seconds"),
+                 id="lingers-one-second"),
+    pytest.param(pump_loop(after_last="drain"), ("returned the right dict, but only 0.", "no reading on"),
+                 id="reads-on-until-half-a-second-of-silence"),
+    # queue.get(timeout=negative) raises ValueError: with timeout=0 the deadline has passed before the first wait.
+    pytest.param(pump_loop(scale=0.5), ("raised TimeoutError after 0.", "before its 1.5-second timeout",
+                                        "not for a fixed time"), id="deadline-at-half-the-timeout"),
+    # Stopped at the guard or refused as late, whichever comes first: both say where such a wait comes from.
+    pytest.param(pump_loop(scale=2), ("timeout=1.5", "a deadline set later"),
+                 id="deadline-at-twice-the-timeout"),
+    pytest.param(pump_loop(clamp=False), ("timeout=0", "raised ValueError", "max(0, deadline - time.monotonic())"),
+                 id="negative-wait-not-clamped"),
+])
+def test_stdio_loop_second_run_wrong_answers_fail(verdict, work, phrases):
+    out = verdict(checks.check_stdio_loop, work)
+    assert out.startswith("✗") and all(phrase in out for phrase in phrases), out
+
+
+class RepliesTimedOut(TimeoutError):
+    pass
+
+
+def condition_loop(proc, frames, timeout=5.0):
+    """Right (a blind learner's): a reader thread files replies under a Condition; wait_for with the time left."""
+    deadline = time.monotonic() + timeout
+    write_all(proc, frames)
+    ids, got, ready = [f["id"] for f in frames if "id" in f], {}, threading.Condition()
+
+    def reader():
+        for raw in iter(proc.stdout.readline, b""):
+            message = json.loads(raw)
+            if "method" not in message:
+                with ready:
+                    got[message["id"]] = message
+                    ready.notify_all()
+    threading.Thread(target=reader, daemon=True).start()
+    with ready:
+        if not ready.wait_for(lambda: all(i in got for i in ids), timeout=max(0, deadline - time.monotonic())):
+            raise TimeoutError("ids still waiting: %s" % [i for i in ids if i not in got])
+        return {i: got[i] for i in ids}
+
+
+def polling_loop(proc, frames, timeout=5.0):
+    """Right (a blind learner's): get_nowait, and a 50 ms sleep while nothing has come."""
+    deadline = time.monotonic() + timeout
+    write_all(proc, frames)
+    lines = queue.Queue()
+    threading.Thread(target=pump, args=(proc.stdout, lines), daemon=True).start()
+    pending, replies = [f["id"] for f in frames if "id" in f], {}
+    while pending:
+        try:
+            message = json.loads(lines.get_nowait())
+        except queue.Empty:
+            if time.monotonic() >= deadline:
+                raise TimeoutError(f"still waiting for ids {pending!r}") from None
+            time.sleep(0.05)
+            continue
+        found = [n for n, p in enumerate(pending) if "method" not in message and p == message.get("id")
+                 and type(p) is type(message.get("id"))]
+        if found:
+            replies[pending.pop(found[0])] = message
+    return replies
+
+
+def ids_as_exception_args(proc, frames, timeout=5.0):
+    """Right (a blind learner's): TimeoutError(*ids), a subclass, ids written plainly."""
+    write_all(proc, frames)
+    lines = queue.Queue()
+    threading.Thread(target=pump, args=(proc.stdout, lines), daemon=True).start()
+    missing, replies = [f["id"] for f in frames if "id" in f], {}
+    deadline = time.monotonic() + timeout
+    while missing:
+        try:
+            message = json.loads(lines.get(timeout=max(0.0, deadline - time.monotonic())))
+        except queue.Empty:
+            raise RepliesTimedOut(*missing) from None
+        if "method" not in message and message["id"] in missing:
+            missing = [m for m in missing if not (m == message["id"] and type(m) is type(message["id"]))]
+            replies[message["id"]] = message
+    return replies
+
+
+@pytest.mark.parametrize("work", [
+    # The answered id 'quick' as part of a word is not the id: this right loop was refused once.
+    pytest.param(pump_loop(timeout_text="the server did not answer quickly enough; still waiting for {missing!r}"),
+                 id="timeout-text-says-quickly"),
+    pytest.param(pump_loop(timeout_text="timed out waiting for {missing}"), id="ids-named-plainly"),
+    pytest.param(pump_loop(clock=time.time), id="time-time-for-the-deadline"),
+    pytest.param(condition_loop, id="condition-and-reader-thread"),
+    pytest.param(polling_loop, id="get-nowait-and-sleep"),
+    pytest.param(ids_as_exception_args, id="ids-as-timeout-error-args-of-a-subclass"),
+])
+def test_stdio_loop_second_run_right_answers_pass(verdict, work):
     assert verdict(checks.check_stdio_loop, work).startswith("✓ Your loop filed all four replies"), work
