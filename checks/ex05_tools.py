@@ -2,6 +2,7 @@
 
 import copy
 import json
+import random
 
 from . import input_schema
 from .attempt import RecordingCall, TooManySends, attempt, missing
@@ -23,14 +24,17 @@ def tool_definitions(wire):
 
 
 def schema_problems(tool, arguments):
-    """What is wrong with `arguments` for this tool: JSON Schema errors, then names the schema does not have."""
+    """What is wrong with `arguments` for this tool by JSON Schema (a validator's messages)."""
     if not isinstance(arguments, dict):
         return [f"arguments must be an object, not {type(arguments).__name__}"]
-    problems = [error.message for error in input_schema.validator(tool["inputSchema"]).iter_errors(arguments)]
+    return [error.message for error in input_schema.validator(tool["inputSchema"]).iter_errors(arguments)]
+
+
+def unknown_arguments(tool, arguments):
+    """The argument names the schema's properties do not name: JSON Schema allows them (no additionalProperties:
+    false), but the lab drops them silently, so the task refuses them."""
     known = tool["inputSchema"].get("properties", {})
-    problems += [f"{name!r} is not an argument of {tool['name']} (it takes {', '.join(known)})"
-                 for name in arguments if name not in known]
-    return problems
+    return [name for name in arguments if name not in known] if isinstance(arguments, dict) else []
 
 
 class _SummaryCall(RecordingCall):
@@ -111,6 +115,14 @@ def _judge_topic(topic, expected, calls, outcome, tools):
             failed(f"{story}, your {name} arguments {short(arguments)} do not fit its inputSchema: "
                    f"{'; '.join(problems)}.", server=said(message), hint=_schema_hint(name, problems))
             return False
+        unknown = unknown_arguments(tools[name], arguments)
+        if unknown:
+            known = ", ".join(tools[name]["inputSchema"].get("properties", {}))
+            failed(f"{story}, your {name} arguments {short(arguments)} pass {', '.join(map(repr, unknown))}, which "
+                   f"its inputSchema's properties do not name (it takes {known}). The schema does not forbid an "
+                   "extra argument, but the lab drops it without a word, so it does nothing; the task refuses it.",
+                   server=said(message), hint="Send only the arguments the tool takes: the names under properties.")
+            return False
         if "error" in message:
             failed(f"{story}, the server refused your {name} call as a request.", server=said(message),
                    hint="arguments is an object whose keys are the argument names.")
@@ -123,6 +135,12 @@ def _judge_topic(topic, expected, calls, outcome, tools):
     names = [name for name, _, _ in calls]
     if not names or names[0] != "search_notes":
         failed(f"{story}, your function called {names or 'no tool'}; it should start with search_notes.")
+        return False
+    searches = [arguments.get("limit") for name, arguments, _ in calls if name == "search_notes"]
+    if len(searches) > 1:
+        failed(f"{story}, your function called search_notes {len(searches)} times (with limit "
+               f"{', then '.join(map(repr, searches))}).",
+               hint="One search is enough, asking for one hit (\"limit\": 1): read its hit with read_note.")
         return False
     limit = calls[0][1].get("limit")
     if limit != 1:
@@ -154,10 +172,6 @@ def _judge_topic(topic, expected, calls, outcome, tools):
                hint="Pass the topic as the query, unchanged: the server reads it as text (case, spaces and letters "
                     "such as á included), and another query may find another note or none.")
         return False
-    if "search_notes" in names[1:]:
-        failed(f"{story}, your function called search_notes again after the search ({names}).",
-               hint="One search is enough: read its hit with read_note.")
-        return False
     if names[1:] != ["read_note"]:
         failed(f"{story}, after the search your function called {names[1:] or 'nothing'}; read the hit with read_note.",
                hint="The tags are in read_note's structuredContent, not in the search hit.")
@@ -187,19 +201,22 @@ def _schema_hint(name, problems):
                 "but the schema is the contract, and another server may refuse it.")
     if "is not of type 'integer'" in text:
         return "The schema says integer: write a whole number, 1, with no quotes, list or fraction."
-    if "is not an argument" in text:
-        return "The server drops unknown arguments silently: use the names in the inputSchema's properties."
     return "Compare your arguments with the inputSchema: types, minimum and maximum."
 
 
 # --- task 2: a result, a tool error or a protocol error ---------------------------------------
 
 def _reply_cases(wire):
-    """Real replies from the lab server: (what the check sent, message, the expected (kind, detail))."""
+    """Real replies from the lab server, then some rewritten: (what the check sent, message).
+
+    Every request, and every rewritten reply, gets an id drawn at random for the run: a classify that looks the
+    kind up by id (from a table made on one run) fails on the next. The kind never depends on the id.
+    """
     cases = []
+    ids = iter(random.Random().sample(range(100, 1_000_000), 20))
 
     def call(story, params, method="tools/call", **frame_options):
-        cases.append((story, wire.request(method, params, **frame_options).message))
+        cases.append((story, wire.request(method, params, id=next(ids), **frame_options).message))
 
     call("search_notes for 'eeg'", {"name": "search_notes", "arguments": {"query": "eeg", "limit": 1}})
     # A success whose text holds the word "error" (its hit's snippet says "mean error"): tells isError from the words.
@@ -215,7 +232,8 @@ def _reply_cases(wire):
     call("read_note of 'welcome'", {"name": "read_note", "arguments": {"note_id": "welcome"}})
     # No outputSchema, so a success without structuredContent: tells isError from "has structuredContent".
     call("night_report, a tool with no outputSchema", {"name": "night_report", "arguments": {}})
-    cases += _other_servers(cases)
+    for story, message in _other_servers(cases):
+        cases.append((story, {**message, "id": next(ids)}))
     return cases
 
 
@@ -238,13 +256,19 @@ def _other_servers(cases):
     block["text"] = block["text"].split(": ", 1)[1]
     lint = copy.deepcopy(by_story["night_report, a tool with no outputSchema"])
     lint["result"]["content"] = [{"type": "text", "text": "Errors found: 0. All 13 notes have an id, a title and tags."}]
+    # No structuredContent, its data only as JSON in a text block (as servers from before 2025-06-18 write it): the
+    # text is for reading, so the detail is None, whatever the text looks like.
+    text_only = copy.deepcopy(by_story["read_note of 'welcome'"])
+    text_only["result"]["content"] = [{"type": "text", "text": json.dumps(text_only["result"].pop("structuredContent"))}]
     return [("read_note of 'welcome', from a server that leaves out isError (absent means false)", quiet),
             ("sync_notes, from a server that writes its error text in two blocks, the second ending with a newline",
              split),
             ("read_note of an id that does not exist, from a server whose error text does not start with "
              "\"Error\"", plain),
             ("a lint tool of another server that found nothing wrong and says so in a text starting with "
-             "\"Errors found: 0\" (isError false)", lint)]
+             "\"Errors found: 0\" (isError false)", lint),
+            ("read_note of 'welcome', from a server that sends no structuredContent, its data only as JSON in a text "
+             "block", text_only)]
 
 
 def expected_kind(message):
@@ -285,10 +309,12 @@ def check_reply_kinds(classify, lab=None):
         if got[1] != want[1]:
             failed(f"The check sent {story}. classify found the kind ({want[0]!r}) but returned the detail "
                    f"{shown(got[1], DETAIL_LIMIT)}; expected {shown(want[1], DETAIL_LIMIT)}.",
-                   hint=_stripped_hint(message, got[1]) or _detail_hint(want[0]))
+                   hint=_parsed_text_hint(message, got[1]) or _stripped_hint(message, got[1])
+                   or _detail_hint(want[0]))
             return
     passed(f"classify sorted all {len(cases)} replies: results with their structuredContent (isError absent "
-           "included, texts that talk of errors included, and None for a tool with no outputSchema), tool errors "
+           "included, texts that talk of errors included, and None for a tool with no outputSchema and for a result "
+           "whose only copy of the data is JSON text), tool errors "
            "(the unknown tool included) with their text, and JSON-RPC errors with their code.")
 
 
@@ -321,14 +347,34 @@ def _kind_hint(kind, message):
             "(on the lab, only tools with an outputSchema send it), so a result may have none (its detail is then None).")
 
 
+def _parsed_text_hint(message, detail):
+    """A hint when the detail is a text block parsed as JSON where the result has no structuredContent, else None."""
+    result = message.get("result") or {}
+    if "structuredContent" in result or result.get("isError") or detail is None:
+        return None
+    for block in result.get("content", []):
+        try:
+            if json.loads(block.get("text", "")) == detail:
+                return ("This result has no structuredContent, so its detail is None, even though its text block "
+                        "holds JSON: a text block is for reading, and a server may write anything there. Only "
+                        "structuredContent is the data for programs.")
+        except ValueError:
+            continue
+    return None
+
+
 def _stripped_hint(message, detail):
-    """A hint when the detail is the blocks' texts with whitespace taken off their ends, else None."""
+    """A hint when the detail is the blocks' texts with whitespace taken off or added at their ends, else None."""
     texts = [block.get("text", "") for block in (message.get("result") or {}).get("content", [])]
-    if isinstance(detail, str) and detail != "\n".join(texts) and \
-            detail.strip() in ("\n".join(text.strip() for text in texts), "\n".join(texts).strip()):
+    joined = "\n".join(texts)
+    if not isinstance(detail, str) or detail == joined or detail.strip() not in (
+            "\n".join(text.strip() for text in texts), joined.strip()):
+        return None
+    if len(detail) < len(joined):
         return ("Pass each block's text as it is, joined by newlines: strip() takes off whitespace that is part "
                 "of the text, such as the newline that ends a block.")
-    return None
+    return ("Your text has whitespace the blocks do not: pass each block's text as it is, with one newline between "
+            "two blocks and nothing added after the last (\"\\n\".join(texts)).")
 
 
 def _detail_hint(kind):

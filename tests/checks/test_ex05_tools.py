@@ -78,7 +78,7 @@ def classify_with_text_for_results(message):
 
 
 def test_reply_kinds_right(verdict, lab):
-    assert verdict(checks.check_reply_kinds, classify_right, lab).startswith("✓ classify sorted all 14 replies")
+    assert verdict(checks.check_reply_kinds, classify_right, lab).startswith("✓ classify sorted all 15 replies")
 
 
 def test_reply_kinds_missing_is_error(verdict, lab):
@@ -217,7 +217,7 @@ SEARCH_WRONG = [
     pytest.param(tags_from_the_text_blocks, ("For the topic 'actigraphy'", "raised JSONDecodeError",
                                              "a summary for people, not JSON", "from structuredContent"),
                  id="data-parsed-from-the-text-block"),
-    pytest.param(searched_twice, ("called search_notes again after the search", "One search is enough"),
+    pytest.param(searched_twice, ("called search_notes 2 times (with limit 1, then 1)", "One search is enough"),
                  id="searched-twice"),
     pytest.param(best_note_tags(limit=[1]), ("[1] is not of type 'integer'", "no quotes, list or fraction"),
                  id="limit-in-a-list"),
@@ -324,7 +324,7 @@ CLASSIFY_WRONG = [
 
 @pytest.mark.parametrize("work", CLASSIFY_RIGHT)
 def test_reply_kinds_right_answers_pass(verdict, lab, work):
-    assert verdict(checks.check_reply_kinds, work, lab).startswith("✓ classify sorted all 14 replies")
+    assert verdict(checks.check_reply_kinds, work, lab).startswith("✓ classify sorted all 15 replies")
 
 
 @pytest.mark.parametrize("work, phrases", CLASSIFY_WRONG)
@@ -337,3 +337,109 @@ def test_a_long_detail_is_cut_the_same_way_on_both_sides(verdict, lab):
     out = verdict(checks.check_reply_kinds, classify(joiner=" | "), lab)
     detail_line = out.splitlines()[0]
     assert detail_line.count("characters in all") in (0, 2) and detail_line.count("'") % 2 == 0, out
+
+
+# --- found by a second blind learner run: wrong answers that passed, messages that named the wrong fault --------
+
+def extra_search_first(call_tool, topic):
+    """Searches with limit 5 'to be sure', then with limit 1, and reads the hit."""
+    call_tool("search_notes", {"query": topic, "limit": 5})
+    return best_note_tags()(call_tool, topic)
+
+
+def read_with_an_extra_argument(call_tool, topic):
+    """read_note given an argument its schema does not name: JSON Schema allows it, the lab drops it."""
+    hits = call_tool("search_notes", {"query": topic, "limit": 1})["result"]["structuredContent"]["hits"]
+    if not hits:
+        return None
+    return call_tool("read_note", {"note_id": hits[0]["id"], "limit": 1})["result"]["structuredContent"]["tags"]
+
+
+@pytest.mark.parametrize("work, phrases", [
+    # Was told "you asked search_notes for limit 5": true of the first call, but the fault is the second search.
+    pytest.param(extra_search_first, ("called search_notes 2 times (with limit 5, then 1)", "One search is enough"),
+                 id="extra-search-named-as-such"),
+    # Was told the arguments "do not fit its inputSchema", which a JSON Schema validator does not say.
+    pytest.param(read_with_an_extra_argument, ("pass 'limit', which its inputSchema's properties do not name",
+                                               "does not forbid an extra argument", "drops it without a word"),
+                 id="extra-argument-named-as-such"),
+])
+def test_search_then_read_second_run_wrong_answers_fail(verdict, lab, work, phrases):
+    out = verdict(checks.check_search_then_read, work, lab)
+    assert fails_naming(out, phrases) and "do not fit its inputSchema" not in out, out
+
+
+@pytest.mark.parametrize("work", [
+    pytest.param(lambda call_tool, topic: (lambda hits: None if not hits else list(call_tool(
+        "read_note", {"note_id": next(iter(hits))["id"]})["result"]["structuredContent"]["tags"]))(
+        call_tool("search_notes", {"limit": 1, "query": topic}).get("result", {}).get("structuredContent", {})
+        .get("hits", [])), id="get-chain-and-next"),
+    pytest.param(lambda call_tool, topic: best_note_tags(limit=1.0)(call_tool, topic),
+                 id="limit-1.0-an-integer-to-json-schema"),
+])
+def test_search_then_read_second_run_right_answers_pass(verdict, lab, work):
+    assert verdict(checks.check_search_then_read, work, lab).startswith("✓"), work
+
+
+def classify_parsing_the_text(message):
+    """Wrong: with no structuredContent, parses the first text block as JSON and calls that the data."""
+    kind, detail = classify()(message)
+    if kind == "result" and detail is None:
+        try:
+            detail = json.loads(message["result"]["content"][0]["text"])
+        except ValueError:
+            pass
+    return (kind, detail)
+
+
+def classify_adding_newlines(message):
+    """Wrong: a newline after every block's text, the last one included."""
+    kind, detail = classify()(message)
+    if kind == "tool error":
+        detail = "".join(block["text"] + "\n" for block in message["result"]["content"] if block["type"] == "text")
+    return (kind, detail)
+
+
+@pytest.mark.parametrize("work, phrases", [
+    pytest.param(classify_parsing_the_text, ("its data only as JSON in a text block", "expected None",
+                                             "no structuredContent, so its detail is None"),
+                 id="json-text-taken-for-structured-content"),
+    # Was told that strip() takes off whitespace: this answer added some and stripped nothing.
+    pytest.param(classify_adding_newlines, ("whitespace the blocks do not", "nothing added after the last"),
+                 id="newline-added-after-each-block"),
+])
+def test_reply_kinds_second_run_wrong_answers_fail(verdict, lab, work, phrases):
+    out = verdict(checks.check_reply_kinds, work, lab)
+    assert fails_naming(out, phrases) and "strip() takes off" not in out, out
+
+
+def test_a_kind_looked_up_by_request_id_fails_on_the_next_run(verdict, lab):
+    """The ids are drawn for each run: a table of id -> kind learned on one run is wrong on the next."""
+    table = {}
+
+    def learn(message):
+        answer = classify()(message)
+        table[message["id"]] = answer[0]
+        return answer
+    assert verdict(checks.check_reply_kinds, learn, lab).startswith("✓")
+
+    def by_id(message):
+        return (table.get(message["id"], "result"), classify()(message)[1])
+    out = verdict(checks.check_reply_kinds, by_id, lab)
+    assert out.startswith("✗") and "classify said 'result'" in out, out
+
+
+@pytest.mark.parametrize("work", [
+    pytest.param(lambda m: (lambda r: ("tool error", "\n".join(b["text"] for b in r["content"] if b["type"] == "text"))
+                            if r.get("isError") else ("result", r.get("structuredContent"))
+                            if "structuredContent" in r or "content" in r
+                            else ("protocol error", m["error"]["code"]))(m.get("result", {})),
+                 id="result-read-first-with-get"),
+    pytest.param(lambda m: ("protocol error", m["error"]["code"]) if "result" not in m else (
+        ("tool error", "\n".join(b["text"] for b in m["result"]["content"] if b.get("type") == "text"))
+        if m["result"].get("isError") is True
+        else ("result", m["result"]["structuredContent"] if "structuredContent" in m["result"] else None)),
+                 id="is-error-is-true-and-membership"),
+])
+def test_reply_kinds_second_run_right_answers_pass(verdict, lab, work):
+    assert verdict(checks.check_reply_kinds, work, lab).startswith("✓ classify sorted all 15 replies"), work
