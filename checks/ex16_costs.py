@@ -10,6 +10,7 @@ import decimal
 import json
 import math
 import numbers
+import random
 import re
 import unicodedata
 
@@ -47,7 +48,7 @@ def check_model_copy(for_model, lab=None):
     with stdio_lab(lab) as wire:
         structured = [(name, _call(wire, name, arguments)) for name, arguments in STRUCTURED_CALLS]
         unstructured = _call(wire, *UNSTRUCTURED_CALL)
-    for name, result in structured:
+    for name, result in structured + _other_structured(structured[1][1]):
         if not _judge_structured(for_model, name, result):
             return
     if not _judge_unstructured(for_model, UNSTRUCTURED_CALL[0], unstructured):
@@ -55,12 +56,28 @@ def check_model_copy(for_model, lab=None):
     if not _judge_unstructured(for_model, f"{UNSTRUCTURED_CALL[0]} with its text in two blocks, the second ending with "
                                "a newline", _split_text(unstructured)):
         return
+    if not _judge_unstructured(for_model, f"{UNSTRUCTURED_CALL[0]} with one more text block, for the user only "
+                               "(annotations.audience [\"user\"])", _with_user_text(unstructured)):
+        return
     name, result = structured[0]
     one = count_tokens(dumps(result["structuredContent"]))
     both = count_tokens(result["content"][0]["text"]) + one
     passed(f"Your host gives the model {one} tokens for the result of {name}, where passing both halves would cost {both}; "
-           f"non-ASCII text (Tomás, µV) stays as it is, and for {UNSTRUCTURED_CALL[0]}, which has no structuredContent, "
-           f"it passes the text blocks. Tokens counted with {TOKENIZER_NAME}.")
+           f"non-ASCII text (Tomás, µV) stays as it is, an empty object and a list are passed as structuredContent "
+           f"too, and for {UNSTRUCTURED_CALL[0]}, which has no structuredContent, it passes the text blocks. Tokens "
+           f"counted with {TOKENIZER_NAME}.")
+
+
+def _other_structured(note):
+    """Results as other servers may write them, made from a real read_note result: structuredContent that is present
+    but empty, or not an object. "When the result has it" covers both."""
+    empty = {"content": [], "structuredContent": {}, "isError": False}  # the text copy is a SHOULD: left out here
+    tags = note["structuredContent"]["tags"]
+    listed = {"content": [{"type": "text", "text": json.dumps(tags, indent=2, ensure_ascii=False)}],
+              "structuredContent": tags, "isError": False}
+    return [("a tool of another server whose structuredContent is an empty object {}, with no text block", empty),
+            ("a tool of another server whose structuredContent is a list (any JSON value may be), with its "
+             "indented text copy", listed)]
 
 
 def _run(for_model, name, result):
@@ -92,20 +109,34 @@ def _judge_structured(for_model, name, result):
     answer = _run(for_model, name, result)
     if answer is None:
         return False
-    data, text_block = result["structuredContent"], result["content"][0]["text"]
+    data = result["structuredContent"]
+    text_block = result["content"][0]["text"] if result["content"] else None
     compact = dumps(data)
     try:
         parsed = json.loads(answer)
     except ValueError:
         parsed = None
-    if parsed == data:
+    if parsed == data and type(parsed) is type(data):
+        if not isinstance(data, dict) and answer == text_block and answer != compact:
+            failed(f"For {name}, your text is its indented text block, {count_tokens(answer)} tokens, where the "
+                   f"structuredContent, compact, takes {count_tokens(compact)}.",
+                   hint=f"structuredContent is a {type(data).__name__} here, and the result has it: pass it as compact "
+                        "JSON whatever its type. Test `is not None`, not whether it is a dict.")
+            return False
         return _judge_compact(name, answer, parsed)
+    if not isinstance(data, dict) or not data:
+        what = "an empty object" if data == {} else f"a {type(data).__name__}"
+        failed(f"For {name}, your text is {shown(answer, 80)}, where the structuredContent, compact, is "
+               f"{shown(compact, 80)}.",
+               hint=f"structuredContent is {what} here, but the result has it: pass it as compact JSON whatever its "
+                    "value. Test `is not None`, not its truth (an empty {} is false) or whether it is a dict.")
+        return False
     if isinstance(parsed, dict) and "structuredContent" in parsed:
         failed(f"For {name}, your text is the whole result, {count_tokens(answer)} tokens: it carries the data "
                "twice, as structuredContent and as the text block.",
                hint="structuredContent and the text block hold the same data: the model needs one of them.")
         return False
-    if text_block in answer:
+    if text_block and text_block in answer:
         failed(f"For {name}, your text is {count_tokens(answer)} tokens: the indented text block and more, where "
                f"the data alone, compact, takes {count_tokens(compact)}.",
                hint="structuredContent and the text block hold the same data: the model needs one of them.")
@@ -174,6 +205,12 @@ def _split_text(result):
     return {**result, "content": [{**first, "text": head + "."}, rest[0], {**first, "text": tail + "\n"}, *rest[1:]]}
 
 
+def _with_user_text(result):
+    """The same result with a text block for the user only added at the end: a host may leave it out, or keep it."""
+    note = {"type": "text", "text": "Tap the hypnogram to zoom in.", "annotations": {"audience": ["user"]}}
+    return {**result, "content": [*result["content"], note]}
+
+
 def _as_a_list(answer):
     """'JSON' or 'Python' when the answer is a list of strings written out, else None."""
     for how, read in (("JSON", json.loads), ("Python", ast.literal_eval)):
@@ -190,9 +227,11 @@ def _judge_unstructured(for_model, name, result):
     answer = _run(for_model, name, result)
     if answer is None:
         return False
-    # A block whose audience leaves out the assistant is not for the model: leaving it out is right too.
+    # A block whose audience leaves out the assistant is not for the model: the task lets a host leave it out.
     texts = [block["text"] for block in result["content"] if block.get("type") == "text"
              and "assistant" in block.get("annotations", {}).get("audience", ["assistant"])]
+    user_only = [block["text"] for block in result["content"] if block.get("type") == "text"
+                 and block["text"] not in texts]
     listed = _as_a_list(answer)
     if listed is not None:
         failed(f"For {name}, which has no structuredContent, your text is a list of its texts written as "
@@ -203,20 +242,23 @@ def _judge_unstructured(for_model, name, result):
     left_out = [text for text in texts if text not in answer]
     stripped = [text for text in left_out if text != text.strip() and text.strip() in answer]
     if stripped:
-        failed(f"For {name}, your text changes the text block {shown(stripped[0])}: the whitespace at its ends is gone.",
+        failed(f"For {name}, your text changes the text block {shown(stripped[0], 80)}: the whitespace at its ends is "
+               "gone.",
                hint="Pass each text block's text as it is: strip() takes off whitespace that is part of the text.")
         return False
     if left_out:
-        failed(f"For {name}, which has no structuredContent, your text leaves out the text block {short(left_out[0])}.",
-               hint="Without structuredContent, the content blocks are the only copy: pass the text of each "
-                    "text block meant for the model.")
+        failed(f"For {name}, which has no structuredContent, your text leaves out the text block "
+               f"{shown(left_out[0], 80)}.",
+               hint="Without structuredContent, the content blocks are the only copy: pass the text of every text "
+                    "block (only one whose annotations.audience leaves out \"assistant\" may be left out).")
         return False
     # The texts, a separator between each two and a little room: anything larger passes more than the text blocks.
-    allowed = sum(count_tokens(text) for text in texts) + 2 * len(texts)
+    kept = texts + [text for text in user_only if text in answer]  # a user-only text kept is allowed too
+    allowed = sum(count_tokens(text) for text in kept) + 2 * len(kept)
     if count_tokens(answer) <= allowed:
         return True
     spent = f"For {name}, which has no structuredContent, your text is {count_tokens(answer)} tokens, where the text " \
-            f"of its text blocks takes {allowed - 2 * len(texts)}"
+            f"of its text blocks takes {allowed - 2 * len(kept)}"
     images = [block["data"] for block in result["content"] if block.get("type") == "image"]
     if any(data[:64] in answer for data in images):
         failed(f"{spent}: it carries the image block's base64 data, which is for the user.",
@@ -247,7 +289,30 @@ KNOWN_SESSIONS = [
      [100, 100, 400, 100, 100, 100], 250, 2),
     # Longer than the 20 requests measured over stdio: a loop must run to the end of the session it is given.
     ("a session of 30 requests whose totals pass each other between requests 25 and 26", [110] * 30, [100] * 30, 250, 26),
+    # Ahead, behind, ahead again: the first crossing is the answer, not the last.
+    ("a session whose modern total gets ahead, falls behind, then gets ahead again", [100, 400, 100, 400, 100, 100],
+     [100, 100, 400, 100, 100, 100], 250, 2),
+    # Modern dearer by 10 a request, but a handshake of 250 is paid back only after request 25: not within these 6.
+    ("a session that ends before the modern total gets ahead", [110] * 6, [100] * 6, 250, None),
 ]
+RANDOM_SESSIONS = 2  # drawn for each run, on top of the known ones: an answer cannot be a table of the inputs
+
+
+def random_sessions(rng=None):
+    """Sessions of varied costs drawn for one run, each with a crossing somewhere inside it: (what, modern, legacy,
+    handshake, answer). The answer is computed, so a right function passes whatever is drawn."""
+    rng = rng or random.Random()
+    sessions = []
+    while len(sessions) < RANDOM_SESSIONS:
+        length = rng.randrange(8, 25)
+        legacy = [rng.randrange(80, 400) for _ in range(length)]
+        modern = [cost + rng.randrange(-40, 160) for cost in legacy]
+        handshake = rng.randrange(100, 900)
+        answer = expected_crossing(modern, legacy, handshake)
+        if answer is not None and answer > 1:
+            sessions.append((f"a session of {length} requests drawn at random for this run", modern, legacy,
+                             handshake, answer))
+    return sessions
 
 
 def _totals(modern, legacy, handshake, n):
@@ -265,7 +330,7 @@ def check_break_even(first_costlier, lab=None):
     if missing(first_costlier):
         not_done("define first_costlier(modern, legacy, handshake) first.")
         return
-    for what, modern, legacy, handshake, answer in KNOWN_SESSIONS:
+    for what, modern, legacy, handshake, answer in KNOWN_SESSIONS + random_sessions():
         if not _judge_crossing(first_costlier, what, "bytes", modern, legacy, handshake, answer):
             return
     measured = _measure_stdio(lab)
@@ -277,8 +342,9 @@ def check_break_even(first_costlier, lab=None):
     found = {unit: expected_crossing(*costs) for unit, costs in measured.items()}
     passed(f"Over stdio the modern session has cost more from request {found['bytes']} in bytes and "
            f"{found['tokens']} in tokens ({TOKENIZER_NAME}), as your function says; it also gets a tie, a crossing at the "
-           "first and at the last request, requests of different costs, a lead lost again, a session of 30 requests, and "
-           "sessions where the envelope never costs more right.")
+           "first and at the last request, requests of different costs, a lead lost again (and won again later), a "
+           "session of 30 requests, sessions drawn at random, and sessions where the envelope never costs more within "
+           "the session right.")
 
 
 def _judge_crossing(first_costlier, what, unit, modern, legacy, handshake, answer):
@@ -296,7 +362,7 @@ def _judge_crossing(first_costlier, what, unit, modern, legacy, handshake, answe
     got = _whole(outcome.value)
     if got == answer and (got is None or isinstance(got, int)):
         return True
-    given = f"On {what} (modern {short(modern, 60)}, legacy {short(legacy, 60)}, handshake {handshake} {unit})"
+    given = f"On {what} (modern {short(modern, 400)}, legacy {short(legacy, 400)}, handshake {handshake} {unit})"
     if got is None or not isinstance(got, int) or isinstance(got, bool) or not 1 <= got <= len(modern):
         if got is not None and not isinstance(got, int):
             # The right count as text ("3") would read as 3 in the message: blame its type, not the totals.
@@ -314,7 +380,9 @@ def _judge_crossing(first_costlier, what, unit, modern, legacy, handshake, answe
                                                         "session costs more again by the end." if lost else ".")
                      if answer else
                      f"After all {len(modern)} requests the modern session has cost {ours} {unit}, the legacy one "
-                     f"{theirs}: it never costs more, and None says so."))
+                     f"{theirs}: it never costs more within the session, and None says so"
+                     + (" (a request after the last one is not in the session)." if isinstance(got, int)
+                        and not isinstance(got, bool) and got > len(modern) else ".")))
         return False
     ours, theirs = _totals(modern, legacy, handshake, got)
     if ours == theirs:

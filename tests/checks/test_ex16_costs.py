@@ -63,8 +63,8 @@ def ascii_escapes_and_spaces(result):
 
 
 def with_mcpwire(result):
-    """Right, written differently: the kit's own compact writer."""
-    return mcpwire.dumps(result["structuredContent"]) if result.get("structuredContent") else \
+    """Right, written differently: the kit's own compact writer (tested with `is not None`: an empty {} counts)."""
+    return mcpwire.dumps(result["structuredContent"]) if result.get("structuredContent") is not None else \
         "\n\n".join(block.get("text", "") for block in result["content"])
 
 
@@ -444,7 +444,7 @@ CROSSING_WRONG = [
 
 def test_the_known_sessions_have_the_answers_the_check_gives():
     assert [expected_crossing(m, leg, h) for _, m, leg, h, _ in KNOWN_SESSIONS] == [s[-1] for s in KNOWN_SESSIONS]
-    assert [solution_crossing(m, leg, h) for _, m, leg, h, _ in KNOWN_SESSIONS] == [3, 4, None, 1, 6, 1, None, 2, 26]
+    assert [solution_crossing(m, leg, h) for _, m, leg, h, _ in KNOWN_SESSIONS] == [3, 4, None, 1, 6, 1, None, 2, 26, 2, None]
 
 
 @pytest.mark.parametrize("first_costlier", CROSSING_RIGHT, ids=lambda f: f.__name__)
@@ -468,3 +468,136 @@ def test_break_even_wrong_answers_name_their_mistake(verdict, first_costlier, ph
 @pytest.mark.parametrize("work", [stub, None], ids=["raises-not-implemented", "not-defined"])
 def test_an_unfinished_task_is_not_done_yet(verdict, lab, check, work):
     assert verdict(check, work, lab).startswith("not done yet"), check.__name__
+
+
+# --- found by a second blind learner run: wrong answers that passed, right ones written differently ----------------
+
+def truthy_structured_content(result):
+    """Wrong: `if result.get("structuredContent"):` takes an empty {} for no structuredContent."""
+    structured = result.get("structuredContent")
+    return json.dumps(structured, separators=(",", ":"), ensure_ascii=False) if structured else solution_copy(
+        {**result, "structuredContent": None})
+
+
+def dict_only_structured_content(result):
+    """Wrong: structuredContent used only when it is a dict, though it may be any JSON value."""
+    structured = result.get("structuredContent")
+    if isinstance(structured, dict):
+        return json.dumps(structured, separators=(",", ":"), ensure_ascii=False)
+    return "\n".join(texts_of(result))
+
+
+@pytest.mark.parametrize("for_model, phrases", [
+    pytest.param(truthy_structured_content, ("structuredContent is an empty object {}", "your text is ''",
+                                             "'{}'", "is not None"), id="empty-structured-content-taken-for-none"),
+    pytest.param(dict_only_structured_content, ("structuredContent is a list", "its indented text block",
+                                                "is a list here", "not whether it is a dict"),
+                 id="structured-content-used-only-when-a-dict"),
+])
+def test_model_copy_second_run_wrong_answers_fail(verdict, lab, for_model, phrases):
+    out = verdict(checks.check_model_copy, for_model, lab)
+    assert fails_naming(out, phrases), out
+
+
+def for_the_assistant_joined_by_newlines(result):
+    """Right, as lesson 06 routes blocks: a text block for the user only is left out (the task allows it)."""
+    structured = result.get("structuredContent")
+    if structured is not None:
+        return json.dumps(structured, separators=(",", ":"), ensure_ascii=False)
+    return "\n".join(block["text"] for block in result.get("content", []) if block.get("type") == "text"
+                     and "assistant" in block.get("annotations", {}).get("audience", ["assistant"]))
+
+
+def text_copy_compacted(result):
+    """Right (a blind learner's): the text copy parsed and written again compactly; the texts joined by nothing."""
+    if result.get("structuredContent") is not None:
+        return mcpwire.dumps(json.loads(result["content"][0]["text"])) if result.get("content") else \
+            mcpwire.dumps(result["structuredContent"])
+    return "".join(texts_of(result))
+
+
+@pytest.mark.parametrize("for_model", [solution_copy, for_the_assistant_joined_by_newlines, text_copy_compacted,
+                                       sorted_and_for_the_assistant_only, with_an_encoder], ids=lambda f: f.__name__)
+def test_model_copy_second_run_right_answers_pass(verdict, lab, for_model):
+    out = verdict(checks.check_model_copy, for_model, lab)
+    assert out.startswith("✓ Your host gives the model 229 tokens") and "an empty object and a list" in out, out
+
+
+def the_last_upward_crossing(modern, legacy, handshake):
+    """Wrong: the last request after which the modern total went (back) ahead, not the first."""
+    answer, was_ahead, mine, theirs = None, False, 0, handshake
+    for number, (m, leg) in enumerate(zip(modern, legacy), 1):
+        mine, theirs = mine + m, theirs + leg
+        if mine > theirs and not was_ahead:
+            answer = number
+        was_ahead = mine > theirs
+    return answer
+
+
+def extrapolated_past_the_end(modern, legacy, handshake):
+    """Wrong: with no crossing inside the session, the last request's gap carried on past its end."""
+    gap = -handshake
+    for number, (m, leg) in enumerate(zip(modern, legacy), 1):
+        gap += m - leg
+        if gap > 0:
+            return number
+    step = modern[-1] - legacy[-1]
+    return None if step <= 0 else len(modern) + math.floor(-gap / step) + 1
+
+
+KNOWN_ANSWERS = {(h, m[0], leg[0], len(m)): answer for _, m, leg, h, answer in KNOWN_SESSIONS}
+
+
+def a_table_of_the_known_sessions(modern, legacy, handshake):
+    """Wrong (a cheat): every known session's answer looked up, nothing added up; the rest computed honestly
+    except on sessions drawn at random, which it cannot know."""
+    key = (handshake, modern[0], legacy[0], len(modern))
+    return KNOWN_ANSWERS.get(key)
+
+
+@pytest.mark.parametrize("first_costlier, phrases", [
+    pytest.param(the_last_upward_crossing, ("falls behind, then gets ahead again", "returned 4",
+                                            "has cost more already after 2 requests"), id="the-last-upward-crossing"),
+    pytest.param(extrapolated_past_the_end, ("ends before the modern total gets ahead", "returned 26",
+                                             "never costs more within the session", "after the last one"),
+                 id="extrapolated-past-the-end"),
+    pytest.param(a_table_of_the_known_sessions, ("drawn at random for this run", "returned None"),
+                 id="a-table-of-the-known-sessions"),
+])
+def test_break_even_second_run_wrong_answers_fail(verdict, first_costlier, phrases):
+    out = verdict(checks.check_break_even, first_costlier)
+    assert fails_naming(out, phrases), out
+
+
+def running_sums_in_place(modern, legacy, handshake):
+    """Right (a blind learner's): the caller's lists turned into running sums in place."""
+    for i in range(1, len(modern)):
+        modern[i] += modern[i - 1]
+        legacy[i] += legacy[i - 1]
+    return next((i + 1 for i, (m, leg) in enumerate(zip(modern, legacy)) if m > leg + handshake), None)
+
+
+def sums_of_slices(modern, legacy, handshake):
+    """Right (a blind learner's): the totals summed again from slices after each request."""
+    return next((n for n in range(1, len(modern) + 1) if sum(modern[:n]) > sum(legacy[:n]) + handshake), None)
+
+
+def numpy_int64(modern, legacy, handshake):
+    """Right (a blind learner's): numpy's argmax, returned as numpy.int64 without int()."""
+    ahead = np.cumsum(modern) > np.cumsum(legacy) + handshake
+    return np.argmax(ahead) + 1 if ahead.any() else None
+
+
+@pytest.mark.parametrize("first_costlier", [running_sums_in_place, sums_of_slices, numpy_int64],
+                         ids=lambda f: f.__name__)
+def test_break_even_second_run_right_answers_pass(verdict, lab, first_costlier):
+    assert verdict(checks.check_break_even, first_costlier, lab).startswith("✓ Over stdio"), first_costlier
+
+
+def test_the_random_sessions_each_cross_inside_and_differ_between_runs():
+    from checks.ex16_costs import random_sessions
+    drawn = [random_sessions() for _ in range(20)]
+    for sessions in drawn:
+        for _, modern, legacy, handshake, answer in sessions:
+            assert answer == solution_crossing(modern, legacy, handshake) and 1 < answer <= len(modern)
+    assert len({json.dumps(sessions) for sessions in drawn}) == len(drawn)
