@@ -82,9 +82,10 @@ GATE_CASES = [
     ("an id that is 1.5", {"jsonrpc": "2.0", "id": 1.5, "method": "ping"}, True, INVALID),
     ("params that are a list", {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": ["epoch_detail"]}, True,
      (-32600, -32602)),
+    # Neither an object nor a list: not even JSON-RPC, so only -32600 (-32602 is for params JSON-RPC allows).
     ("params that are a string", {"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": VIEW_URI}, True,
-     (-32600, -32602)),
-    ("params that are null", {"jsonrpc": "2.0", "id": 3, "method": "ping", "params": None}, True, (-32600, -32602)),
+     INVALID),
+    ("params that are null", {"jsonrpc": "2.0", "id": 3, "method": "ping", "params": None}, True, INVALID),
     ("a method that is not a string", {"jsonrpc": "2.0", "id": 8, "method": 42}, True, INVALID),
     ("a response with both result and error",
      {"jsonrpc": "2.0", "id": 1, "result": {}, "error": {"code": -32603, "message": "oops"}}, True, INVALID),
@@ -168,12 +169,15 @@ VALID_HINTS = {
     "the View's answer to the host's ui/resource-teardown": "this response is valid: its result {} is a result (test "
                                                             "\"result\" in message, not its truth)",
 }
-MALFORMED_HINT = "JSON-RPC 2.0 calls a message that is not a valid Request an Invalid Request: -32600"
+MALFORMED_HINT = ("a message that is not a valid request, notification or response is malformed, and the host "
+                  "refuses it with -32600, JSON-RPC's Invalid Request")
 ERROR_OBJECT = "an error is an object with an integer code and a string message; anything else is not an answer"
 MIXED = ("a message with a method is a request or a notification, and JSON-RPC gives neither a result nor an "
          "error; one with both could be read as a request and as a response, so refuse it")
 PARAMS_OBJECT = ("when \"params\" is in the message it must be an object (JSON-RPC allows a list too, MCP does not): "
-                 "a string or null is neither; test \"params\" in message, not whether its value is None")
+                 "a string or null is neither, so the message is not even valid JSON-RPC, an Invalid Request "
+                 "(-32600); -32602 (Invalid params) fits only params JSON-RPC allows, a list. Test \"params\" in "
+                 "message, not whether its value is None")
 NOTIFICATION_CHECKED = ("a notification is a request without an id, under the same rules: jsonrpc \"2.0\", a string "
                         "method, params an object, no result or error; check them before you let it go on")
 CHECK_FIRST = ("check the message before the kit's rule: a malformed message is an Invalid Request whether the View "
@@ -414,6 +418,7 @@ CONNECT_CASES = [
                                                    "compare the host as written, without stripping dots"),
     (CONNECT_DOMAINS, "HTTPS://api.example.com/v1", None),
     (CONNECT_DOMAINS, "https://user:secret@api.example.com/v1", None),
+    (CONNECT_DOMAINS, "https://u@v@api.example.com/v1", None),
     (CONNECT_DOMAINS, "https://api.exa\tmple.com/v1", None),
     ({"connectDomains": ["HTTPS://API.Example.com"]}, "https://api.example.com/v2", None),
     ({"connectDomains": [None, 443, "https://api.example.com"]}, "https://api.example.com/v3", None),
@@ -430,6 +435,8 @@ ALLOWED_HINTS = {
     "https://user:secret@api.example.com/v1": "a user name and password before '@' are not the host: the host is "
                                               "api.example.com, so the policy lets it through (fetch refuses such a "
                                               "URL for its own reasons, XHR does not)",
+    "https://u@v@api.example.com/v1": "the user name ends at the last '@', not the first: the host is "
+                                      "api.example.com (urlsplit splits there too)",
     "https://api.exa\tmple.com/v1": "a browser removes tabs and newlines from a URL before it reads it (urlsplit does "
                                     "the same)",
 }

@@ -371,6 +371,16 @@ GATE_WRONG = [
                                          and valid_response(m)),
      ["refused the View's answer to a host's ping before initialized with code -32600 (Invalid Request)",
       "its result {} is a result"]),
+    # A blind learner run: -32602 for params that are null, or anything but an object, passed; the task allows it
+    # only for a list, which JSON-RPC allows and MCP does not.
+    ("answers -32602 for params that are null", lambda message, initialized, tools: (
+        {"code": -32602, "message": "Invalid params"} if isinstance(message, dict) and "params" in message
+        and message["params"] is None else gate()(message, initialized, tools)),
+     ["refused params that are null with code -32602, not -32600", "fits only params JSON-RPC allows, a list"]),
+    ("answers -32602 for params that are not an object", lambda message, initialized, tools: (
+        {"code": -32602, "message": "Invalid params"} if isinstance(message, dict) and "params" in message
+        and not isinstance(message["params"], dict) else gate()(message, initialized, tools)),
+     ["refused params that are a string with code -32602, not -32600", "is not even valid JSON-RPC"]),
     ("calls an id of \"\" or 0 invalid", lambda message, initialized, tools: (
         {"code": -32600, "message": "empty id"} if isinstance(message, dict) and message.get("id", 1) in ("", 0)
         and not isinstance(message.get("id"), bool) else gate()(message, initialized, tools)),
@@ -580,6 +590,15 @@ def port_star_means_any_port(url, csp):
         for entry in entries_of(csp) if isinstance(entry, str))
 
 
+def user_name_to_the_first_at(url, csp):
+    """A blind learner's hand-written parser: the host starts after the first '@', so 'v@api.example.com' matches no
+    entry (urlsplit, and a browser, split at the last)."""
+    authority = re.split(r"[/\\?#]", url.partition("://")[2], maxsplit=1)[0]
+    if authority.count("@") > 1:
+        return False
+    return connect_by_parts(url, csp)
+
+
 CONNECT_WRONG = [
     ("startswith", starts_with, ["'https://api.example.com.evil.net/steal'", "another host"]),
     ("substring", contains, ["'https://api.example.com.evil.net/steal'", "another host"]),
@@ -693,6 +712,8 @@ CONNECT_WRONG = [
      ["may_connect('https://user:secret@api.example.com/v1'", "returned False", "are not the host"]),
     ("keeps a tab in the host", lambda url, csp: connect_by_parts(url, csp) and "\t" not in url,
      ["may_connect('https://api.exa\\tmple.com/v1'", "returned False", "removes tabs and newlines"]),
+    ("ends the user name at the first '@'", user_name_to_the_first_at,
+     ["may_connect('https://u@v@api.example.com/v1'", "returned False", "ends at the last '@', not the first"]),
 ]
 
 
