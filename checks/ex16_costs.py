@@ -93,10 +93,14 @@ def _run(for_model, name, result):
             failed(f"for_model raised {outcome.error_text} on the result of {name}, which has no {absent[0]}.",
                    hint="Not every tool result has structuredContent: read it with .get() and fall back to the "
                         "content blocks.")
+        elif "structuredContent" in result and not result["content"]:
+            failed(f"for_model raised {outcome.error_text} on the result of {name}.",
+                   hint="This result has structuredContent and no content block: the text copy is a SHOULD, and a "
+                        "server may leave it out. Read the data from structuredContent itself, not from the text.")
         else:
             failed(f"for_model raised {outcome.error_text} on the result of {name}.",
-                   hint="Print that result and read what it holds: the check gives your function the tool results "
-                        "the lab server sent, as they came.")
+                   hint="Print that result and read what it holds: the check gives your function tool results as the "
+                        "lab server sent them, and a few as other servers may write them.")
         return None
     if not isinstance(outcome.value, str):
         failed(f"for_model returned {type(outcome.value).__name__} {short(outcome.value)} for {name}.",

@@ -487,7 +487,17 @@ def dict_only_structured_content(result):
     return "\n".join(texts_of(result))
 
 
+def the_text_copy_compacted_only(result):
+    """Wrong: the text copy parsed and written again, never structuredContent: breaks where the copy is left out."""
+    if result.get("structuredContent") is not None:
+        return mcpwire.dumps(json.loads(result["content"][0]["text"]))
+    return "\n".join(texts_of(result))
+
+
 @pytest.mark.parametrize("for_model, phrases", [
+    pytest.param(the_text_copy_compacted_only, ("raised IndexError", "an empty object {}, with no text block",
+                                                "the text copy is a SHOULD", "from structuredContent itself"),
+                 id="the-text-copy-read-instead-of-structured-content"),
     pytest.param(truthy_structured_content, ("structuredContent is an empty object {}", "your text is ''",
                                              "'{}'", "is not None"), id="empty-structured-content-taken-for-none"),
     pytest.param(dict_only_structured_content, ("structuredContent is a list", "its indented text block",
