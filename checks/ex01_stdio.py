@@ -61,7 +61,8 @@ TOGETHER = [frames.request("server/discover", id="first"), frames.request("tools
 TOGETHER_IDS = ["first", "second"]
 TOGETHER_PLAN = [len(TOGETHER), 0.05, [LOG_LINE, _reply("second"), _reply("first")]]
 # Returning this long after the server wrote the last reply means the loop waited for something else (a sleep, a
-# wait for more lines, the timeout). Right loops returned within 0.05 s of it at load 6-8 on 2 cores (tests/checks).
+# wait for more lines, the timeout). At load 7 on 2 cores, right loops returned within 0.02 s of it, one that polls
+# every 50 ms within 0.07 s; a 0.2 s sleep came 0.20-0.22 s late, a 0.5 s one 0.50-0.52 s.
 LINGER_S = 0.3
 # One request answered shortly before the deadline, one never: the TimeoutError names only the one still waiting,
 # comes no sooner than the timeout (a fixed sleep misses the late reply) and not a whole timeout later (a wait
