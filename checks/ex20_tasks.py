@@ -25,8 +25,8 @@ from .verdict import failed, not_done, passed, short, shown
 FORM = {"elicitation": {"form": {}}}
 TERMINAL = ("completed", "failed", "cancelled")
 PACE_SLACK_S = 0.05  # a poll this much early is the clock's jitter, not a client in a hurry
+AT_ONCE_S = 0.25  # a poll this soon after a tasks/update is one made at once, to see the answer taken
 GUARD_S = 40
-DEADLINE_S = 3.0
 SCORE_POLL_MS = 1000  # score_night's pollIntervalMs in the lab
 SILENCE_SLACK_S = 1.0  # a poll may come this much after pollIntervalMs on a busy machine and still count as on time
 OLD_PACE_S = 0.15  # a gap this close to an interval asked earlier is a loop that kept that interval
@@ -35,38 +35,54 @@ INVALID_ANSWER = {"epoch-7": {"action": "accept", "content": {"stage": "N4"}}}  
 CANCEL_SLACK_S = 0.5  # a cancel this much after the deadline is a busy machine, not a loop that slept past it
 POLLS_AFTER_DEADLINE = 1  # the one poll that finds the deadline passed
 ANSWERS = {"epoch-7": "REM", "epoch-14": "W"}
-# The lab never changes a task's pollIntervalMs; a server may ("which may change"), so the check's wire raises it
-# after the first tasks/get of each task, as a busy server would: from review_night's 500 ms and score_night's 1000.
-# 2000 ms after 500: no fixed sleep is both at least 2000 ms and at most 500 ms + SILENCE_SLACK_S.
-RAISED_POLL_MS = 2000
-RAISED_SCORE_POLL_MS = 1500
+# The lab never changes a task's pollIntervalMs; a server may ("which may change"), so the check's wires serve
+# another value from the tasks/get of a given rank on (the first is 1): review_night's 500 ms becomes 2000 on stdio
+# and 700 over HTTP. No fixed sleep is both at least 2000 ms and at most 500 ms + SILENCE_SLACK_S, and no schedule
+# written by poll count is both at least 2000 ms and at most 700 ms + SILENCE_SLACK_S after the second poll: only a
+# loop that reads the latest pollIntervalMs fits both wires.
+FOLLOW_PACES = {"stdio": (None, 2000), "http": (None, 700)}
+# Task 3: score_night's 1000 ms becomes 1500 after the first poll on stdio, against a 3 s deadline; over HTTP the
+# first poll already asks for 2000 ms and the later ones for 1000, against 2.3 s. There a deadline clock started
+# after the first sleep (2 s late) polls twice past the deadline, and a loop that sleeps a whole interval before it
+# looks cancels at 3.0 s, 0.7 s late; on stdio a loop that keeps the first pace polls too soon.
+DEADLINES = {"stdio": (3.0, (None, 1500)), "http": (2.3, (2000, 1000))}
+RESUME_PACE = (1500,)  # Task 4's restarted client: another pace from the first reply on
 # The lab never has two questions open at once; a server may ("all outstanding requests"), so in Task 1 the check's
 # wire shows a second question beside the lab's first one and keeps the task input_required until it is answered.
 FIRST_KEY, SECOND_KEY = "epoch-7", "epoch-8"
+# The lab's scorer rereads an answered epoch for recheck_ms (a lab knob) before it moves on; Task 1 sets the least,
+# and the check's wire shows every key a tasks/update answered once more on the next tasks/get instead (the
+# acknowledgement is eventually consistent), so a loop that answers a key again meets it whatever its pace.
+REVIEW = {"night": "P07", "pause_ms": 10, "recheck_ms": 100}
 
 
 class StandIn:
     """What the check's wires change in the tasks/get results the learner reads, as another server may answer.
 
-    With `raised_poll_ms` set, pollIntervalMs becomes that value from the tasks/get after the first `raise_after`
-    of a task. With `second_question` set, SECOND_KEY is asked beside the lab's FIRST_KEY and stays open until a
-    tasks/update answers it (the lab ignores the unknown key, as the extension says a server should). `served`
-    keeps the pollIntervalMs and `shown` the inputRequests of each result the learner read, by request id.
+    With `paces` set, the n-th tasks/get of a task shows pollIntervalMs paces[n - 1] (the last one from then on; None
+    keeps the lab's). With `second_question` set, SECOND_KEY is asked beside the lab's FIRST_KEY and stays open until
+    a tasks/update answers it (the lab ignores the unknown key, as the extension says a server should), and the keys
+    a tasks/update answers show once more on the next tasks/get. `served` keeps the pollIntervalMs, `statuses` the
+    status and `shown` the inputRequests of each result the learner read, by request id.
     """
 
-    raised_poll_ms = None
-    raise_after = 1
+    paces = None
     second_question = False
 
     def _start_watching(self):
-        self.served, self.shown, self.polls = {}, {}, {}
-        self.answered_keys, self.second_request = set(), None
+        self.served, self.shown, self.statuses, self.polls = {}, {}, {}, {}
+        self.answered_keys, self.second_request, self.echo = set(), None, {}
 
     def _stand_in(self, frame, reply):
         if not isinstance(frame, dict):
             return
         if frame.get("method") == "tasks/update":
-            self.answered_keys.update(_object(_object(frame.get("params")).get("inputResponses")))
+            keys = _object(_object(frame.get("params")).get("inputResponses"))
+            self.answered_keys.update(keys)
+            asked = {}
+            for shown in self.shown.values():
+                asked.update(shown)
+            self.echo.update({key: asked[key] for key in keys if key in asked})
             return
         result = _object(_object(reply.message).get("result")) if isinstance(reply, Reply) else {}
         if frame.get("method") != "tasks/get" or "status" not in result:
@@ -76,21 +92,27 @@ class StandIn:
         if self.second_question:
             self._ask_second(result)
         if "pollIntervalMs" in result:
-            if self.raised_poll_ms is not None and self.polls[task_id] > self.raise_after:
-                result["pollIntervalMs"] = self.raised_poll_ms
+            if self.paces is not None:
+                pace = self.paces[min(self.polls[task_id], len(self.paces)) - 1]
+                result["pollIntervalMs"] = result["pollIntervalMs"] if pace is None else pace
             self.served[frame.get("id")] = result["pollIntervalMs"]
+        self.statuses[frame.get("id")] = result["status"]
         self.shown[frame.get("id")] = copy.deepcopy(_object(result.get("inputRequests")))
 
     def _ask_second(self, result):
-        if SECOND_KEY in self.answered_keys or result["status"] in TERMINAL:
+        echo, self.echo = self.echo, {}
+        if result["status"] in TERMINAL:
             return
         asked = _object(result.get("inputRequests"))
-        if self.second_request is None:
-            if not isinstance(asked.get(FIRST_KEY), dict):
-                return
-            self.second_request = _next_epoch_question(asked[FIRST_KEY])
-        result["status"] = "input_required"
-        result["inputRequests"] = {**asked, SECOND_KEY: copy.deepcopy(self.second_request)}
+        if SECOND_KEY not in self.answered_keys:
+            if self.second_request is None and isinstance(asked.get(FIRST_KEY), dict):
+                self.second_request = _next_epoch_question(asked[FIRST_KEY])
+            if self.second_request is not None:
+                asked = {**asked, SECOND_KEY: copy.deepcopy(self.second_request)}
+        asked = {**copy.deepcopy(echo), **asked}
+        if asked:
+            result["status"] = "input_required"
+            result["inputRequests"] = asked
 
 
 def _next_epoch_question(request):
@@ -133,11 +155,17 @@ class WatchedHttp(StandIn, HttpWire):
     def __init__(self, *args, **kwargs):
         self.written = []
         self.replies = {}  # request id -> the reply's message
+        self.file_then = []
         self._start_watching()
         super().__init__(*args, **kwargs)
 
+    watched_file = None  # Task 4: a path whose text is kept, in `file_then`, as it was when each frame went out
+
     def send(self, frame, headers=None, **kwargs):
         sent = self.headers_for(frame, kwargs.get("tool"), headers)
+        if self.watched_file is not None and isinstance(frame, dict):
+            path = Path(self.watched_file)
+            self.file_then.append((frame.get("method"), path.read_text(errors="replace") if path.exists() else ""))
         self.written.append((time.monotonic(), copy.deepcopy(frame), {k.lower(): v for k, v in sent.items()}))
         reply = super().send(frame, headers, **kwargs)
         self.replies[frame.get("id")] = reply.message
@@ -268,6 +296,8 @@ def pace_problem(wire, written, task_id):
     shown_before = []
     for (before, first), (after, _) in zip(polls, polls[1:]):
         asked = intervals.get(first.get("id"))
+        if _answered_between(written, before, after):
+            continue  # a poll right after a tasks/update, to see it taken, as the lesson's does: not judged
         if asked is not None and after - before < asked / 1000 - PACE_SLACK_S:
             changed = next((earlier for earlier in shown_before
                             if earlier != asked and abs(after - before - earlier / 1000) <= OLD_PACE_S), None)
@@ -279,6 +309,55 @@ def pace_problem(wire, written, task_id):
                              "change); a server may rate-limit a client that polls faster.")
         if asked is not None:
             shown_before.append(asked)
+    return None
+
+
+def _answered_between(written, before, after):
+    """Whether the poll at `after` came right after a tasks/update, sent since the poll at `before`, that answered a
+    key no earlier tasks/update had answered."""
+    answered_before, fresh = set(), False
+    for at, frame, _ in written:
+        if frame.get("method") != "tasks/update" or at > after:
+            continue
+        keys = set(_object(_object(frame.get("params")).get("inputResponses")))
+        if at >= before and after - at <= AT_ONCE_S and keys - answered_before:
+            fresh = True
+        answered_before |= keys
+    return fresh
+
+
+def after_end_problem(wire, written, task_id, function_name):
+    """failed() arguments when the learner polled again after a tasks/get result showed a terminal status."""
+    polls = [frame for _, frame, _ in written
+             if frame.get("method") == "tasks/get" and _object(frame.get("params")).get("taskId") == task_id]
+    for number, frame in enumerate(polls):
+        status = wire.statuses.get(frame.get("id"))
+        if status in TERMINAL and number + 1 < len(polls):
+            more = len(polls) - number - 1
+            return dict(problem=f"{function_name} polled {more} more time{'s' if more > 1 else ''} after a tasks/get "
+                                f"result showed {status}.",
+                        hint="completed, failed and cancelled are ends: a task never leaves them. Return the "
+                             "tasks/get result that showed one, without polling again.")
+    return None
+
+
+def sent_answer_problem(returned, written):
+    """failed() arguments when a tasks/update sent, for a key, anything but what answer(key, request) returned."""
+    for _, frame, _ in written:
+        if frame.get("method") != "tasks/update":
+            continue
+        for key, sent in _object(_object(frame.get("params")).get("inputResponses")).items():
+            if key not in returned:
+                return dict(problem=f"follow_task sent {shown(sent)} for {key!r} with tasks/update, but never called "
+                                    f"answer({key!r}, request).",
+                            hint="The answers are the user's: call answer(key, request) for each question and send "
+                                 "what it returns, never an answer of your own.")
+            if sent != returned[key]:
+                return dict(problem=f"follow_task sent {shown(sent)} for {key!r} with tasks/update; answer returned "
+                                    f"{shown(returned[key])}.",
+                            hint="Send what answer(key, request) returns as the value for its key, unchanged: it is "
+                                 "the user's answer, already an ElicitResult ({\"action\": \"accept\", "
+                                 "\"content\": {...}}).")
     return None
 
 
@@ -391,10 +470,13 @@ def check_follow(follow_task):
                 return
         if not _follow_failed_on(follow_task, stdio):
             return
-    passed("follow_task drove review_night to completed on stdio and over HTTP: polls at the pollIntervalMs of the "
-           f"latest reply (the check's wire raised it to {RAISED_POLL_MS} ms after the first), each question "
-           "answered once with its inputRequests entry, both of the two open at once answered before the next poll, "
-           "Mcp-Name on every HTTP tasks/* request; and it returned a task that had failed at once.")
+    paces = " and ".join(f"{FOLLOW_PACES[name][-1]} ms {where}" for name, where in (("stdio", "on stdio"),
+                                                                                   ("http", "over HTTP")))
+    passed("follow_task drove review_night to completed on stdio and over HTTP: it slept the pollIntervalMs of the "
+           f"latest reply between polls (the check's wires changed it after the first poll, to {paces}), called "
+           "answer once for each question with its inputRequests entry and sent what answer returned, answered both "
+           "of the two open at once before the next poll, sent Mcp-Name on every HTTP tasks/* request and stopped "
+           "at the terminal status; and it returned a task that had failed already after one poll.")
 
 
 def failed_task(wire):
@@ -407,31 +489,49 @@ def failed_task(wire):
 
 
 def _follow_failed_on(follow_task, wire):
+    wire.paces, wire.second_question = None, False
     task_id = failed_task(wire)
+    mark = time.monotonic()
     outcome = attempt(follow_task, wire, task_id, the_user, guard=ENDED_GUARD_S)
     task = as_task(outcome.value)
-    if outcome.hung or outcome.error is not None or task is None or task.get("status") != "failed":
-        did = (f"was still polling {ENDED_GUARD_S} s later" if outcome.hung else
-               f"raised {outcome.error_text}" if outcome.error is not None else f"returned {shown(outcome.value)}")
-        failed(f"follow_task, given a review_night that had already failed, {did}; expected the failed task.",
+    given = ("given a review_night that had failed already (the check answered its first question with a stage the "
+             "lab refuses, so the task's error names that answer, not yours)")
+    if outcome.hung:
+        failed(f"follow_task, {given}, was still polling {ENDED_GUARD_S} s later; expected the failed task.",
                hint="Stop at any of the three ends, completed, failed or cancelled, and return that tasks/get "
                     "result: a loop that waits for completed alone never returns from a task that failed.")
+        return False
+    if outcome.error is not None:
+        failed(f"follow_task, {given}, raised {outcome.error_text}; expected the failed task.",
+               hint="failed is an end like completed: return its tasks/get result, whose error says why, and let "
+                    "the caller decide (Task 2's outcome reads it); do not raise.")
+        return False
+    if task is None or task.get("status") != "failed":
+        failed(f"follow_task, {given}, returned {shown(outcome.value)}; expected the failed task.",
+               hint="Return the tasks/get result that showed failed, as you return the one that shows completed.")
+        return False
+    again = after_end_problem(wire, since(wire, mark), task_id, "follow_task, given a task that had failed already,")
+    if again:
+        failed(again.pop("problem"), **again)
         return False
     return True
 
 
 def _follow_on(follow_task, wire):
-    task_id = start(wire, "review_night", {"night": "P07", "pause_ms": 10})
-    wire.raised_poll_ms, wire.second_question = RAISED_POLL_MS, True
+    task_id = start(wire, "review_night", dict(REVIEW))
+    wire.paces, wire.second_question = FOLLOW_PACES[wire.transport], True
     mark = time.monotonic()
-    calls = []
+    calls, returned = [], {}
 
     def answer(key, request):
         try:
             calls.append((key, copy.deepcopy(request)))
         except Exception:  # a learner's object that cannot be copied is judged as it is
             calls.append((key, request))
-        return the_user(key, request)
+        response = the_user(key, request)
+        if isinstance(key, str):
+            returned.setdefault(key, copy.deepcopy(response))
+        return response
 
     outcome = attempt(follow_task, wire, task_id, answer, guard=GUARD_S)
     if outcome.not_done:
@@ -452,6 +552,11 @@ def _follow_on(follow_task, wire):
                hint="Call answer(key, request) once for each key you have not answered yet, before you build the "
                     "tasks/update: keep a set of the keys you answered.")
         return False
+    for problem in (sent_answer_problem(returned, written),
+                    after_end_problem(wire, written, task_id, "follow_task")):
+        if problem:
+            failed(problem.pop("problem"), **problem)
+            return False
     rejected = _rejected(wire, "tasks/update")
     if rejected:
         failed(f"The lab answered your tasks/update with error {rejected}.",
@@ -589,8 +694,9 @@ def _outcome_hint(task, said):
         return dict(hint="isError is here, and it is false: read its value (result.get(\"isError\", False)), not "
                          "whether the key is present.")
     if task["status"] == "completed" and task["result"].get("isError") is True and said == "done":
-        return dict(hint="isError is the JSON boolean true here (Python True), which no string equals: test it as "
-                         "a boolean, if result.get(\"isError\", False).")
+        return dict(hint="isError sits inside the task's result (task[\"result\"]), not on the task itself, and "
+                         "it is the JSON boolean true here (Python True), which no string equals: test "
+                         "task[\"result\"].get(\"isError\", False) as a boolean.")
     if task["status"] == "completed" and not task["result"].get("isError") and said != "done":
         return dict(hint="isError is false here, whatever the text says: decide from result.isError, never from the "
                          "words of the content, which are written for the model.")
@@ -615,17 +721,17 @@ def check_deadline(stop_at_deadline):
                 return
             if wire.transport == "stdio" and not _ended_first_on(stop_at_deadline, wire):
                 return
-    passed("stop_at_deadline polled at the pollIntervalMs of the latest reply (the check's wire raised it to "
-           f"{RAISED_SCORE_POLL_MS} ms after the first), cancelled with tasks/cancel by the {DEADLINE_S:g} s deadline "
-           "and returned \"cancelled\", on stdio and over HTTP; the task ended cancelled. Given a task that had "
-           "failed already, it returned \"failed\" after one poll.")
+    passed("stop_at_deadline slept the pollIntervalMs of the latest reply between polls (the check's wires changed "
+           "it: 1000 ms, then 1500, on stdio; 2000 ms, then 1000, over HTTP), cancelled with tasks/cancel by the "
+           "deadline it was given (another on each wire) and returned \"cancelled\"; the task ended cancelled. "
+           "Given a task that had failed already, it returned \"failed\" after one poll.")
 
 
 def _ended_first_on(stop_at_deadline, wire):
     """A task that ends before the deadline: one poll, no cancel, its status returned."""
     task_id = failed_task(wire)
     mark = time.monotonic()
-    outcome = attempt(stop_at_deadline, wire, task_id, DEADLINE_S, guard=GUARD_S)
+    outcome = attempt(stop_at_deadline, wire, task_id, DEADLINES["stdio"][0], guard=GUARD_S)
     written = since(wire, mark)
     polls = [frame for _, frame, _ in written if frame.get("method") == "tasks/get"]
     cancelled = any(frame.get("method") == "tasks/cancel" for _, frame, _ in written)
@@ -647,10 +753,10 @@ def _ended_first_on(stop_at_deadline, wire):
 
 
 def _deadline_on(stop_at_deadline, wire):
+    deadline, wire.paces = DEADLINES[wire.transport]
     task_id = start(wire, "score_night", {"night": "P07", "pause_ms": 400})
-    wire.raised_poll_ms = RAISED_SCORE_POLL_MS
     mark = time.monotonic()
-    outcome = attempt(stop_at_deadline, wire, task_id, DEADLINE_S, guard=GUARD_S)
+    outcome = attempt(stop_at_deadline, wire, task_id, deadline, guard=GUARD_S)
     if outcome.not_done:
         not_done("stop_at_deadline still raises NotImplementedError.")
         return False
@@ -658,6 +764,11 @@ def _deadline_on(stop_at_deadline, wire):
     for problem in (wire_problem(wire, written, task_id), pace_problem(wire, written, task_id),
                     closed_problem(wire, "stop_at_deadline")):
         if problem:
+            if problem["hint"].startswith("Sleep pollIntervalMs") and _polled_at_deadline(written, mark, deadline):
+                problem["hint"] = ("Your last poll came at the deadline, sooner than pollIntervalMs after the one "
+                                   "before: a poll is too soon even when it is the last. When the next poll would "
+                                   "come after the deadline, cancel without it (now, or once the deadline is there); "
+                                   "poll after the cancel if you want to see the task end.")
             failed(problem.pop("problem"), **problem)
             return False
     if outcome.error is not None:
@@ -665,28 +776,28 @@ def _deadline_on(stop_at_deadline, wire):
         return False
     cancels = [at - mark for at, frame, _ in written if frame.get("method") == "tasks/cancel"]
     if not cancels:
-        failed(f"stop_at_deadline sent no tasks/cancel; the task runs for 8 s and the deadline was {DEADLINE_S:g} s.",
+        failed(f"stop_at_deadline sent no tasks/cancel; the task runs for 8 s and the deadline was {deadline:g} s.",
                hint="Once the deadline has passed (time.monotonic() against a start time), send tasks/cancel.")
         return False
-    if cancels[0] < DEADLINE_S - PACE_SLACK_S - RAISED_SCORE_POLL_MS / 1000:
+    if cancels[0] < deadline - PACE_SLACK_S - wire.paces[-1] / 1000:
         failed(f"stop_at_deadline cancelled {cancels[0]:.1f} s after it started, long before the "
-               f"{DEADLINE_S:g} s deadline.", hint="Poll until the deadline; cancel only when it has passed.")
+               f"{deadline:g} s deadline.", hint="Poll until the deadline; cancel only when it has passed.")
         return False
     silence = _silence_problem(wire, written, task_id, mark)
     if silence:
         failed(silence.pop("problem"), **silence)
         return False
     late_polls = [at for at, frame, _ in written if frame.get("method") == "tasks/get"
-                  and mark + DEADLINE_S < at < mark + cancels[0]]
+                  and mark + deadline < at < mark + cancels[0]]
     if len(late_polls) > POLLS_AFTER_DEADLINE:
-        failed(f"stop_at_deadline sent {len(late_polls)} tasks/get after the {DEADLINE_S:g} s deadline had passed, "
+        failed(f"stop_at_deadline sent {len(late_polls)} tasks/get after the {deadline:g} s deadline had passed, "
                f"and cancelled only at {cancels[0]:.1f} s.",
                hint="Compare the time with the deadline after every poll (or before each sleep): the first poll "
                     "that finds the deadline passed is the last one, and the cancel follows it.")
         return False
-    if cancels[0] > DEADLINE_S + CANCEL_SLACK_S:
-        failed(f"stop_at_deadline cancelled {cancels[0]:.1f} s after it started, {cancels[0] - DEADLINE_S:.1f} s "
-               f"after the {DEADLINE_S:g} s deadline: it slept past the deadline before it cancelled.",
+    if cancels[0] > deadline + CANCEL_SLACK_S:
+        failed(f"stop_at_deadline cancelled {cancels[0]:.1f} s after it started, {cancels[0] - deadline:.1f} s "
+               f"after the {deadline:g} s deadline: it slept past the deadline before it cancelled.",
                hint="Before each sleep, compare now + pollIntervalMs with the deadline: if the next poll would come "
                     "after it, cancel now (or sleep only until the deadline, then cancel).")
         return False
@@ -702,6 +813,15 @@ def _deadline_on(stop_at_deadline, wire):
         failed(returned.pop("problem"), **returned)
         return False
     return True
+
+
+def _polled_at_deadline(written, mark, deadline):
+    """Whether the last tasks/get before the cancel came at the deadline or later."""
+    cancel_at = next((at for at, frame, _ in written if frame.get("method") == "tasks/cancel"), None)
+    if cancel_at is None:
+        return False
+    polls = [at for at, frame, _ in written if frame.get("method") == "tasks/get" and at < cancel_at]
+    return bool(polls) and polls[-1] >= mark + deadline - PACE_SLACK_S
 
 
 def _deadline_return_problem(value):
@@ -769,7 +889,9 @@ def check_restart(start_and_save, resume):
         ids = {}
         for night, path in paths.items():
             mark = time.monotonic()
+            worker.watched_file, worker.file_then = path, []
             started = attempt(start_and_save, worker, night, path, guard=GUARD_S)
+            worker.watched_file = None
             if started.not_done:
                 not_done("start_and_save still raises NotImplementedError.")
                 return
@@ -789,6 +911,13 @@ def check_restart(start_and_save, resume):
                        hint="Write the task id to the file as soon as the CreateTaskResult comes, and return: the id "
                             "is there so that polling can resume after a crash, which may come while the task works.")
                 return
+            late = _sent_before_saving(worker.file_then, ids[night])
+            if late:
+                failed(f"start_and_save sent a {late} for night {night} before it wrote the task id to the file; the "
+                       "task asks to write it as soon as the reply comes.",
+                       hint="Write the id first and only then do anything else: a crash between the reply and the "
+                            "write loses the task, and the id is there so that polling can resume after one.")
+                return
         for night, path in paths.items():
             saved = Path(path).read_text(errors="replace") if Path(path).exists() else None
             if saved is None or ids[night] not in saved:
@@ -804,7 +933,7 @@ def check_restart(start_and_save, resume):
         restarted = str(Path(folder) / "restarted.task")
         for saved in Path(folder).glob("P07.task*"):
             Path(restarted + saved.name[len("P07.task"):]).write_bytes(saved.read_bytes())
-        fresh.raised_poll_ms, fresh.raise_after = RAISED_SCORE_POLL_MS, 0
+        fresh.paces = RESUME_PACE
         mark = time.monotonic()
         resumed = attempt(resume, fresh, restarted, guard=GUARD_S)
         written = since(fresh, mark)
@@ -861,6 +990,16 @@ def check_restart(start_and_save, resume):
            "through another lab process.")
 
 
+def _sent_before_saving(file_then, task_id):
+    """The method of the first frame start_and_save sent after its tools/call while the file did not hold the id."""
+    after_call = False
+    for method, text in file_then:
+        if after_call and task_id not in text:
+            return method
+        after_call = after_call or method == "tools/call"
+    return None
+
+
 def _unwrapped(text):
     """A task id read back with what a file may add around it: whitespace, JSON quotes."""
     text = text.strip()
@@ -910,8 +1049,10 @@ def _start_problem(wire, written, night, started):
         if name not in arguments:
             return dict(problem=f"start_and_save left out {name}; the task asks for "
                                 f"{', '.join(f'{k}: {v}' for k, v in ARGUMENTS.items())}.",
-                        hint="Without it the lab uses its default (20 epochs, 300 ms each): the night takes six "
-                             "seconds. Send both arguments in tools/call's arguments.")
+                        hint=("Without it the lab scores all 20 epochs of the night, six seconds at 300 ms each. "
+                              if name == "epochs" else "The lab's default pause_ms is 300 today, but a default is "
+                              "the server's to change: send what you mean. ")
+                             + "Send both arguments in tools/call's arguments.")
         if type(sent) is not int or sent != value:
             return dict(problem=f"start_and_save sent {name}: {sent!r}; the task asks for {name}: {value} (a JSON "
                                 "integer).",

@@ -54,7 +54,8 @@ def test_polling_at_a_fixed_round_pace(verdict, pace, said):
 
 
 def test_polling_again_right_after_an_update(verdict):
-    # A blind learner run: the sleep skipped after tasks/update was told its loop "kept the old pace".
+    # Blind learner runs: a poll at once after tasks/update, as the lesson's, was refused as a poll too soon. It is
+    # one poll to see the answer taken; the pace counts again from its reply.
     def no_sleep_after_update(wire, task_id, answer):
         answered = set()
         while True:
@@ -68,8 +69,117 @@ def test_polling_again_right_after_an_update(verdict):
                 answered.update(fresh)
                 continue
             time.sleep(task["pollIntervalMs"] / 1000)
-    out = verdict(checks.check_follow, no_sleep_after_update)
-    assert out.startswith("✗ You polled ") and "(pollIntervalMs)." in out and "kept the old pace" not in out, out
+    assert verdict(checks.check_follow, no_sleep_after_update).startswith("✓ follow_task drove review_night")
+
+
+def test_polling_soon_after_an_update(verdict):
+    # Not at once: a fixed half-second after the update is a poll at the wrong pace, update or not.
+    def half_a_second_after_update(wire, task_id, answer):
+        answered = set()
+        while True:
+            task = task_request(wire, "tasks/get", {"taskId": task_id}).result
+            if task["status"] in ("completed", "failed", "cancelled"):
+                return task
+            fresh = {k: r for k, r in task.get("inputRequests", {}).items() if k not in answered}
+            if fresh:
+                task_request(wire, "tasks/update", {"taskId": task_id, "inputResponses": {
+                    k: answer(k, r) for k, r in fresh.items()}})
+                answered.update(fresh)
+            time.sleep(0.5 if fresh else task["pollIntervalMs"] / 1000)
+    out = verdict(checks.check_follow, half_a_second_after_update)
+    assert out.startswith("✗ You polled 5") and "the task asked for 2000 ms (pollIntervalMs)" in out, out
+
+
+def by_poll_count(paces):
+    """A blind learner run: the sleeps written in by poll count (0.5 s, then 2 s), never reading pollIntervalMs."""
+    def follow_task(wire, task_id, answer):
+        answered, polls = set(), 0
+        while True:
+            task = task_request(wire, "tasks/get", {"taskId": task_id}).result
+            polls += 1
+            if task["status"] in ("completed", "failed", "cancelled"):
+                return task
+            fresh = {k: r for k, r in task.get("inputRequests", {}).items() if k not in answered}
+            if fresh:
+                task_request(wire, "tasks/update", {"taskId": task_id, "inputResponses": {
+                    k: answer(k, r) for k, r in fresh.items()}})
+                answered.update(fresh)
+            time.sleep(paces[min(polls, len(paces)) - 1])
+    return follow_task
+
+
+@pytest.mark.parametrize("paces, said", [
+    ((0.5, 2.0), " s after a tasks/get that asked for 700 ms (pollIntervalMs)."),
+    ((0.5, 0.7), " ms after the previous tasks/get; the task asked for 2000 ms (pollIntervalMs)."),
+])
+def test_polling_on_a_schedule_written_in(verdict, paces, said):
+    out = verdict(checks.check_follow, by_poll_count(paces))
+    assert out.startswith("✗ You polled ") and said in out, out
+
+
+def sending_instead(response):
+    """A blind learner run: answer called for each key, its return thrown away, response(key, request) sent."""
+    def follow_task(wire, task_id, answer):
+        answered = set()
+        while True:
+            task = task_request(wire, "tasks/get", {"taskId": task_id}).result
+            if task["status"] in ("completed", "failed", "cancelled"):
+                return task
+            fresh = {k: r for k, r in task.get("inputRequests", {}).items() if k not in answered}
+            for key, request in fresh.items():
+                answer(key, request)
+            if fresh:
+                task_request(wire, "tasks/update", {"taskId": task_id, "inputResponses": {
+                    k: response(k, r) for k, r in fresh.items()}})
+                answered.update(fresh)
+            time.sleep(task["pollIntervalMs"] / 1000)
+    return follow_task
+
+
+@pytest.mark.parametrize("response, sent", [
+    (lambda key, request: {"action": "decline"}, "{'action': 'decline'}"),
+    (lambda key, request: {"action": "accept", "content": {
+        "stage": request["params"]["requestedSchema"]["properties"]["stage"]["enum"][0]}},
+     "{'action': 'accept', 'content': {'stage': 'N1'}}"),
+])
+def test_follow_sending_its_own_answers(verdict, response, sent):
+    out = verdict(checks.check_follow, sending_instead(response))
+    assert out.startswith(f"✗ follow_task sent {sent} for 'epoch-7' with tasks/update; answer returned "
+                          "{'action': 'accept', 'content': {'stage': 'REM'}}."), out
+    assert "unchanged: it is the user's answer" in out
+
+
+def test_follow_answering_without_calling_answer(verdict):
+    def own_answers(wire, task_id, answer):
+        return follower()(wire, task_id, lambda key, request: {"action": "decline"})
+    out = verdict(checks.check_follow, own_answers)
+    assert out.startswith("✗ follow_task sent {'action': 'decline'} for 'epoch-7' with tasks/update, but never "
+                          "called answer('epoch-7', request)."), out
+
+
+def test_follow_polling_once_more_after_the_end(verdict):
+    # A blind learner run: one more poll after the terminal status passed; the task says poll until it ends.
+    def once_more(wire, task_id, answer):
+        task = follower()(wire, task_id, answer)
+        time.sleep(task["pollIntervalMs"] / 1000)
+        return task_request(wire, "tasks/get", {"taskId": task_id}).result
+    out = verdict(checks.check_follow, once_more)
+    assert out.startswith("✗ follow_task polled 1 more time after a tasks/get result showed completed."), out
+    assert "Return the tasks/get result that showed one" in out
+
+
+def test_follow_raising_on_a_failed_task(verdict):
+    # A blind learner run: told "raised RuntimeError: Invalid input response", the check's answer, read as its own.
+    def raises(wire, task_id, answer):
+        task = follower()(wire, task_id, answer)
+        if task["status"] == "failed":
+            raise RuntimeError(task["error"]["message"])
+        return task
+    out = verdict(checks.check_follow, raises)
+    assert out.startswith("✗ follow_task, given a review_night that had failed already (the check answered its first "
+                          "question with a stage the lab refuses, so the task's error names that answer, not yours), "
+                          "raised RuntimeError: Invalid input response"), out
+    assert "do not raise" in out and "waits for completed alone" not in out
 
 
 def test_follow_ending_only_at_completed(verdict):
@@ -87,7 +197,7 @@ def test_follow_ending_only_at_completed(verdict):
             task = task_request(wire, "tasks/get", {"taskId": task_id}).result
         return task
     out = verdict(checks.check_follow, only_completed)
-    assert out.startswith("✗ follow_task, given a review_night that had already failed, was still polling"), out
+    assert out.startswith("✗ follow_task, given a review_night that had failed already (") and "was still polling" in out, out
     assert "waits for completed alone" in out
 
 
@@ -275,7 +385,8 @@ def test_wrapping_the_answer_again(verdict):
     def wraps(wire, task_id, answer):
         return follower()(wire, task_id, lambda key, request: {"action": "accept", "content": answer(key, request)})
     out = verdict(checks.check_follow, wraps)
-    assert "review_night ended failed: Invalid input response for 'epoch-7'" in out and "unchanged" in out
+    assert out.startswith("✗ follow_task sent {'action': 'accept', 'content': {'action': 'accept', 'content': "), out
+    assert "answer returned {'action': 'accept', 'content': {'stage': 'REM'}}" in out and "unchanged" in out
 
 
 def test_sending_the_answers_as_a_list(verdict):
@@ -352,6 +463,10 @@ def test_outcome_reading_is_error_otherwise(verdict, cases, read_is_error, said)
     (lambda task: ("tool error" if task["result"].get("isError") == "true" else "done") if task["status"] == "completed"
      else outcome_right(task),
      "outcome gave 'done'", "which no string equals"),
+    # A blind learner run: isError read off the task, told only that no string equals true.
+    (lambda task: ("tool error" if task.get("isError") else "done") if task["status"] == "completed"
+     else outcome_right(task),
+     "outcome gave 'done'", "isError sits inside the task's result"),
 ])
 def test_outcome_with_the_mistake_named(verdict, cases, outcome, said, hint):
     out = verdict(checks.check_outcome, outcome, cases)

@@ -53,7 +53,7 @@ def deadline_sleeping_to_it(wire, task_id, deadline_s):
 
 @pytest.mark.parametrize("stop", [deadline_right, deadline_sleeping_to_it])
 def test_deadline_right(verdict, stop):
-    assert verdict(checks.check_deadline, stop).startswith("✓ stop_at_deadline polled at the pollIntervalMs of the "
+    assert verdict(checks.check_deadline, stop).startswith("✓ stop_at_deadline slept the pollIntervalMs of the "
                                                            "latest reply")
 
 
@@ -70,7 +70,7 @@ def deadline_with_the_helpers(wire, task_id, deadline_s):
 
 
 def test_deadline_right_with_the_helpers(verdict):
-    assert verdict(checks.check_deadline, deadline_with_the_helpers).startswith("✓ stop_at_deadline polled")
+    assert verdict(checks.check_deadline, deadline_with_the_helpers).startswith("✓ stop_at_deadline slept")
 
 
 def deadline_at_the_first_poll_past_it(wire, task_id, deadline_s):
@@ -132,6 +132,47 @@ def test_deadline_polling_early_to_meet_it(verdict):
             time.sleep(min(task["pollIntervalMs"] / 1000, left))
     out = verdict(checks.check_deadline, shortened)
     assert out.startswith("✗ You polled ") and "the task asked for 1500 ms" in out and "old pace" not in out, out
+    # A blind learner run: this poll at the deadline was told only to sleep pollIntervalMs.
+    assert "Your last poll came at the deadline" in out and "cancel without it" in out, out
+
+
+def test_deadline_clock_started_after_the_first_sleep(verdict):
+    # A blind learner run: the deadline counted from the second poll passed, as 1 s late changed nothing on stdio.
+    def late_clock(wire, task_id, deadline_s):
+        end = None
+        while True:
+            task = task_request(wire, "tasks/get", {"taskId": task_id}).result
+            if task["status"] in ("completed", "failed", "cancelled"):
+                return task["status"]
+            wait_s = task["pollIntervalMs"] / 1000
+            if end is None:
+                time.sleep(wait_s)
+                end = time.monotonic() + deadline_s
+                continue
+            if time.monotonic() + wait_s > end:
+                task_request(wire, "tasks/cancel", {"taskId": task_id})
+                return "cancelled"
+            time.sleep(wait_s)
+    out = verdict(checks.check_deadline, late_clock)
+    assert out.startswith("✗ stop_at_deadline sent 2 tasks/get after the 2.3 s deadline had passed"), out
+
+
+def test_deadline_on_a_schedule_written_in(verdict):
+    # Sleeps that fit the stdio wire (1 s, then 1.5 s), never read from pollIntervalMs.
+    def by_poll_count(wire, task_id, deadline_s):
+        ends_at, polls = time.monotonic() + deadline_s, 0
+        while True:
+            status = task_request(wire, "tasks/get", {"taskId": task_id}).result["status"]
+            if status in ("completed", "failed", "cancelled"):
+                return status
+            polls += 1
+            wait_s = 1.0 if polls == 1 else 1.5
+            if time.monotonic() + wait_s > ends_at:
+                task_request(wire, "tasks/cancel", {"taskId": task_id})
+                return "cancelled"
+            time.sleep(wait_s)
+    out = verdict(checks.check_deadline, by_poll_count)
+    assert out.startswith("✗ You polled 10") and "the task asked for 2000 ms (pollIntervalMs)" in out, out
 
 
 def deadline_then_follow(wire, task_id, deadline_s):
@@ -149,7 +190,7 @@ def deadline_then_follow(wire, task_id, deadline_s):
 
 
 def test_deadline_right_following_the_cancel(verdict):
-    assert verdict(checks.check_deadline, deadline_then_follow).startswith("✓ stop_at_deadline polled")
+    assert verdict(checks.check_deadline, deadline_then_follow).startswith("✓ stop_at_deadline slept")
 
 
 def returning(value):

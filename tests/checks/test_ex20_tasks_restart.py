@@ -249,3 +249,32 @@ def test_resume_without_the_extension(verdict):
         return follower(meta=frames.DEFAULT)(wire, task_id, None)
     out = verdict(checks.check_restart, start_and_save_json, undeclared)
     assert "resume's tasks/get did not declare the tasks extension" in out and "-32021" in out
+
+
+def test_starting_without_pause_ms(verdict):
+    # A blind learner run: told the night would take six seconds, which only a missing epochs makes true.
+    out = verdict(checks.check_restart, start_with_arguments({"epochs": 4}), resume_json)
+    assert out.startswith("✗ start_and_save left out pause_ms") and "six seconds" not in out, out
+    assert "a default is the server's to change" in out
+
+
+def test_polling_before_saving_the_id(verdict):
+    # A blind learner run: a tasks/get (after a second) before the id was written passed "as soon as the reply comes".
+    def poll_first(wire, night, path):
+        reply = wire.request("tools/call", {"name": "score_night", "arguments": {
+            "night": night, "epochs": 4, "pause_ms": 300}}, meta=TASKS)
+        task_request(wire, "tasks/get", {"taskId": reply.result["taskId"]})
+        Path(path).write_text(reply.result["taskId"])
+    out = verdict(checks.check_restart, poll_first, resume_text)
+    assert out.startswith("✗ start_and_save sent a tasks/get for night P07 before it wrote the task id to the file"), out
+    assert "Write the id first" in out
+
+
+def test_polling_after_saving_the_id(verdict):
+    # Written differently: the id written at once, then one look at the task before returning.
+    def save_then_poll(wire, night, path):
+        reply = wire.request("tools/call", {"name": "score_night", "arguments": {
+            "night": night, "epochs": 4, "pause_ms": 300}}, meta=TASKS)
+        Path(path).write_text(reply.result["taskId"])
+        task_request(wire, "tasks/get", {"taskId": reply.result["taskId"]})
+    assert verdict(checks.check_restart, save_then_poll, resume_text).startswith("✓ The task id outlived its client")
