@@ -56,56 +56,13 @@ def test_polling_at_a_fixed_round_pace(verdict, pace, said):
 def test_polling_again_right_after_an_update(verdict):
     # Blind learner runs: a poll at once after tasks/update, as the lesson's, was refused as a poll too soon. It is
     # one poll to see the answer taken; the pace counts again from its reply.
-    def no_sleep_after_update(wire, task_id, answer):
-        answered = set()
-        while True:
-            task = task_request(wire, "tasks/get", {"taskId": task_id}).result
-            if task["status"] in ("completed", "failed", "cancelled"):
-                return task
-            fresh = {k: r for k, r in task.get("inputRequests", {}).items() if k not in answered}
-            if fresh:
-                task_request(wire, "tasks/update", {"taskId": task_id, "inputResponses": {
-                    k: answer(k, r) for k, r in fresh.items()}})
-                answered.update(fresh)
-                continue
-            time.sleep(task["pollIntervalMs"] / 1000)
-    assert verdict(checks.check_follow, no_sleep_after_update).startswith("✓ follow_task drove review_night")
+    assert verdict(checks.check_follow, follower(after_update=0)).startswith("✓ follow_task drove review_night")
 
 
 def test_polling_soon_after_an_update(verdict):
     # Not at once: a fixed half-second after the update is a poll at the wrong pace, update or not.
-    def half_a_second_after_update(wire, task_id, answer):
-        answered = set()
-        while True:
-            task = task_request(wire, "tasks/get", {"taskId": task_id}).result
-            if task["status"] in ("completed", "failed", "cancelled"):
-                return task
-            fresh = {k: r for k, r in task.get("inputRequests", {}).items() if k not in answered}
-            if fresh:
-                task_request(wire, "tasks/update", {"taskId": task_id, "inputResponses": {
-                    k: answer(k, r) for k, r in fresh.items()}})
-                answered.update(fresh)
-            time.sleep(0.5 if fresh else task["pollIntervalMs"] / 1000)
-    out = verdict(checks.check_follow, half_a_second_after_update)
+    out = verdict(checks.check_follow, follower(after_update=0.5))
     assert out.startswith("✗ You polled 5") and "the task asked for 2000 ms (pollIntervalMs)" in out, out
-
-
-def by_poll_count(paces):
-    """A blind learner run: the sleeps written in by poll count (0.5 s, then 2 s), never reading pollIntervalMs."""
-    def follow_task(wire, task_id, answer):
-        answered, polls = set(), 0
-        while True:
-            task = task_request(wire, "tasks/get", {"taskId": task_id}).result
-            polls += 1
-            if task["status"] in ("completed", "failed", "cancelled"):
-                return task
-            fresh = {k: r for k, r in task.get("inputRequests", {}).items() if k not in answered}
-            if fresh:
-                task_request(wire, "tasks/update", {"taskId": task_id, "inputResponses": {
-                    k: answer(k, r) for k, r in fresh.items()}})
-                answered.update(fresh)
-            time.sleep(paces[min(polls, len(paces)) - 1])
-    return follow_task
 
 
 @pytest.mark.parametrize("paces, said", [
@@ -113,27 +70,9 @@ def by_poll_count(paces):
     ((0.5, 0.7), " ms after the previous tasks/get; the task asked for 2000 ms (pollIntervalMs)."),
 ])
 def test_polling_on_a_schedule_written_in(verdict, paces, said):
-    out = verdict(checks.check_follow, by_poll_count(paces))
+    # A blind learner run: the sleeps written in by poll count (0.5 s, then 2 s), never reading pollIntervalMs.
+    out = verdict(checks.check_follow, follower(paces=paces))
     assert out.startswith("✗ You polled ") and said in out, out
-
-
-def sending_instead(response):
-    """A blind learner run: answer called for each key, its return thrown away, response(key, request) sent."""
-    def follow_task(wire, task_id, answer):
-        answered = set()
-        while True:
-            task = task_request(wire, "tasks/get", {"taskId": task_id}).result
-            if task["status"] in ("completed", "failed", "cancelled"):
-                return task
-            fresh = {k: r for k, r in task.get("inputRequests", {}).items() if k not in answered}
-            for key, request in fresh.items():
-                answer(key, request)
-            if fresh:
-                task_request(wire, "tasks/update", {"taskId": task_id, "inputResponses": {
-                    k: response(k, r) for k, r in fresh.items()}})
-                answered.update(fresh)
-            time.sleep(task["pollIntervalMs"] / 1000)
-    return follow_task
 
 
 @pytest.mark.parametrize("response, sent", [
@@ -143,7 +82,8 @@ def sending_instead(response):
      "{'action': 'accept', 'content': {'stage': 'N1'}}"),
 ])
 def test_follow_sending_its_own_answers(verdict, response, sent):
-    out = verdict(checks.check_follow, sending_instead(response))
+    # A blind learner run: answer called for each key, its return thrown away, response(key, request) sent.
+    out = verdict(checks.check_follow, follower(respond=response))
     assert out.startswith(f"✗ follow_task sent {sent} for 'epoch-7' with tasks/update; answer returned "
                           "{'action': 'accept', 'content': {'stage': 'REM'}}."), out
     assert "unchanged: it is the user's answer" in out
