@@ -55,12 +55,13 @@ class BareStdio:
     """The floor: write one line, read one line, nothing else (to the lab server, or whatever `command` starts).
 
     Binary pipes, or with `text=True` text mode with line buffering, as a learner's first loop is often written.
+    `new_session=True` starts the server in a session of its own (bench.session_bench).
     """
 
-    def __init__(self, command: list[str] | None = None, text: bool = False) -> None:
+    def __init__(self, command: list[str] | None = None, text: bool = False, new_session: bool = False) -> None:
         self.text = text
         self.process = subprocess.Popen(command or [sys.executable, "-m", "labserver"], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=new_session,
                                         **({"text": True, "bufsize": 1} if text else {}))
         self.next_id = 1
 

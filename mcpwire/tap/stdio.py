@@ -53,7 +53,7 @@ def run(command, out_path, stderr_path, *, stdin_fd=0, stdout_fd=1, stderr_fd=2)
     try:
         with open(stderr_path, "wb", buffering=0) as err_log:
             child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     bufsize=0, start_new_session=True,
+                                     bufsize=0, process_group=0,  # our session: see mcpwire.process
                                      preexec_fn=_die_with_the_tap if sys.platform == "linux" else None)
             previous = {signum: signal.signal(signum, lambda signum, _: _forward(child, signum))
                         for signum in FORWARDED}
