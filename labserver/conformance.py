@@ -127,8 +127,16 @@ async def ask_first_note_summary(ctx: Context) -> Sample | CreateMessageResultWi
     return await ask_summary(ids[0], ctx)
 
 
+# ---- The one registration point of --conformance -------------------------------------------------------------
+# labserver.cli calls this and nothing else. A module that serves more fixture names adds one line here.
 def register_conformance_fixtures(mcp: MCPServer) -> None:
-    """Add the suite's fixture names to a lab built with tasks on; the task ones join the lab's task tables.
+    """Add every fixture name of the suite the lab serves, to a lab built with tasks on."""
+    register_task_fixtures(mcp)
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def register_task_fixtures(mcp: MCPServer) -> None:
+    """Add the Tasks scenarios' fixture names; the task ones join the lab's task tables.
 
     The tables are the process's (the interceptor reads them by tool name), which is why only the command
     line's --conformance calls this: one lab process, one server.
