@@ -3,6 +3,7 @@
 See labserver.warm. Test modules that watch the lab's own process set LAB_STARTS_COLD = True.
 """
 
+from bench.test_times import RunTimes
 from labserver.warm import warm_starter
 
 
@@ -10,6 +11,7 @@ def pytest_configure(config):
     if not hasattr(config, "workerinput"):  # xdist workers inherit the controller's starter
         config._warm_labs = warm_starter()
         config._warm_labs.__enter__()
+        config.pluginmanager.register(RunTimes(), "test-times")
 
 
 def pytest_unconfigure(config):

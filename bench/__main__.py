@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 BENCHMARKS = ["bench.labserver_bench", "bench.mcpwire_bench", "bench.load_bench", "bench.tap_bench", "bench.grade_bench",
-              "bench.tasks_bench", "bench.session_bench"]
+              "bench.tasks_bench", "bench.session_bench", "bench.test_run_bench"]
 
 
 def main() -> int:
