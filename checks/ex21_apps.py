@@ -393,6 +393,12 @@ CONNECT_CASES = [
      "the kit's host keeps only https and wss entries: an http one is dropped, so it allows nothing"),
     ({"connectDomains": ["ws://live.example.com:8080"]}, "ws://live.example.com:8080/feed",
      "the kit's host keeps only https and wss entries: a ws one is dropped, so it allows nothing"),
+    ({"connectDomains": ["http://plain.example.com"]}, "https://plain.example.com/v1",
+     "the kit's host drops an http entry whole, so it allows nothing, not even the https URL a browser would let it "
+     "upgrade to"),
+    ({"connectDomains": ["ws://feed.example.com"]}, "wss://feed.example.com/live",
+     "the kit's host drops a ws entry whole, so it allows nothing, not even the wss URL a browser would let it "
+     "upgrade to"),
     ({"connectDomains": ["https://api.example.com https://evil.net"]}, "https://evil.net/",
      "an entry with a space is dropped whole: in the policy a space would start a second source"),
     ({"connectDomains": ["https://api.example.com,https://evil.net"]}, "https://evil.net/",

@@ -663,6 +663,15 @@ CONNECT_WRONG = [
     ("keeps http and ws entries", lambda url, csp: connect_by_regex(
         url, csp, re.compile(r"(https?|wss?)://(\*\.)?([a-z0-9.-]+)(?::(\d+))?")),
      ["{'connectDomains': ['http://api.example.com']}) returned True", "keeps only https and wss entries"]),
+    # found by a third blind learner run: an http or ws entry read as its https or wss upgrade got ✓
+    ("keeps an http entry as its https upgrade", with_entries(
+        lambda entry: [re.sub(r"^http://", "https://", re.sub(r"^ws://", "wss://", entry))]),
+     ["may_connect('https://plain.example.com/v1', {'connectDomains': ['http://plain.example.com']}) returned True",
+      "not even the https URL"]),
+    ("keeps a ws entry as its wss upgrade", with_entries(
+        lambda entry: [re.sub(r"^ws://", "wss://", entry)] if entry.startswith("ws://") else [entry]),
+     ["may_connect('wss://feed.example.com/live', {'connectDomains': ['ws://feed.example.com']}) returned True",
+      "not even the wss URL"]),
     # found by a second blind learner run: each of these got ✓
     ("splits an entry on spaces", with_entries(str.split),
      ["may_connect('https://evil.net/', {'connectDomains': ['https://api.example.com https://evil.net']}) returned "
