@@ -34,7 +34,9 @@ def register_prompts(mcp: MCPServer, store: NoteStore) -> None:
         """Summarise what the lab notes say about a topic, for a given audience."""
         notes = notes_about(store, topic)
         if not notes:
-            return f"There are no lab notes about '{topic}'. Say so, and suggest tags that exist: {', '.join(store.tags())}."
+            # The audience still shapes the answer: who is told that nothing is known, and in what words.
+            return (f"There are no lab notes about '{topic}'. Say so for a {audience}, and suggest tags that exist: "
+                    f"{', '.join(store.tags())}.")
         sections = "\n\n".join(f"## {note.title} ({note.id}, {note.date})\n{note.body}" for note in notes)
         return (
             f"Summarise what our lab notes say about '{topic}' for a {audience}. "
