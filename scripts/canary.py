@@ -3,12 +3,14 @@
 Usage: python scripts/canary.py --uv UV [--python PYTHON] [--keep]
 
 Copies the working tree (tracked and untracked files, not ignored ones) into a throwaway folder,
-relocks there with `make lock UPGRADE=1`, prints which packages moved, runs `make test` in the copy
+relocks there with `make lock UPGRADE=1`, prints which packages moved and whether npm has a conformance suite
+newer than the one conformance/package.json pins (a pin `make lock` never moves), runs `make test` in the copy
 (its own .venv), and prints which notebooks and tests failed. Writes the same report to
 artifacts/canary.txt and keeps the copy's artifacts/ in artifacts/canary/. The exit code is make test's.
 """
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -17,9 +19,14 @@ import sys
 import tempfile
 from pathlib import Path
 
+from packaging.version import InvalidVersion, Version
+
+from mcpwire import node
+
 ROOT = Path(__file__).resolve().parents[1]
 PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._\-]*)==([^\s;\\]+)", re.M)
 FAILED = re.compile(r"^(?:FAILED|ERROR) (\S+?)(?:::| )", re.M)
+SUITE = "@modelcontextprotocol/conformance"
 
 
 def pins(lock: Path) -> dict[str, str]:
@@ -46,6 +53,30 @@ def moved(before: dict[str, str], after: dict[str, str]) -> list[str]:
     return lines
 
 
+def newer_versions(pinned: str, published: list[str]) -> list[str]:
+    """The published versions above the pinned one, prereleases included (npm's 0.2.0-alpha.12 reads as 0.2.0a12)."""
+    def version(text: str) -> Version | None:
+        try:
+            return Version(text)
+        except InvalidVersion:
+            return None
+    floor = Version(pinned)
+    return [text for text in published if (v := version(text)) is not None and v > floor]
+
+
+def suite_report() -> list[str]:
+    pinned = json.loads((ROOT / "conformance" / "package.json").read_text())["dependencies"][SUITE]
+    view = subprocess.run(node.command("npm", "view", SUITE, "dist-tags", "versions", "--json"), env=node.environment(),
+                          capture_output=True, text=True, timeout=120)
+    if view.returncode != 0:
+        return [f"The conformance suite: pinned {pinned}; npm view failed: {view.stderr.strip()[-300:]}"]
+    published = json.loads(view.stdout)
+    newer = newer_versions(pinned, published["versions"])
+    tags = ", ".join(f"{tag} {version}" for tag, version in published["dist-tags"].items())
+    return [f"The conformance suite: pinned {pinned} (npm's tags: {tags})",
+            f"  newer on npm: {', '.join(newer)} (edit conformance/package.json, then `make lock`)" if newer else "  newer on npm: none"]
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="make canary")
     parser.add_argument("--uv", required=True)
@@ -66,6 +97,7 @@ def main(argv: list[str]) -> int:
         subprocess.run([*make, "lock", "UPGRADE=1"], cwd=copy, check=True)
         changes = moved(pins(ROOT / "requirements" / "test.txt"), pins(copy / "requirements" / "test.txt"))
         report += ["Packages that moved (newest allowed by pyproject.toml):", *(changes or ["  none"])]
+        report += suite_report()
         test = subprocess.Popen([*make, "-k", "test"], cwd=copy, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         output = []
         for line in test.stdout:

@@ -5,6 +5,7 @@ same versions (versions already locked stay; only `UPGRADE=1` moves them).
 """
 
 import importlib.util
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -30,22 +31,33 @@ def pins(lock: Path) -> list[str]:
 def test_make_lock_rewrites_the_committed_lock_unchanged(tmp_path):
     uv = subprocess.run(["make", "-s", "--no-print-directory", "uv-path"], cwd=ROOT, capture_output=True, text=True,
                         timeout=300).stdout.strip().splitlines()[-1]
-    for name in ("Makefile", "pyproject.toml", "README.md"):
+    for name in ("Makefile", "pyproject.toml", "README.md", "conformance/package.json", "conformance/package-lock.json"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
         shutil.copy2(ROOT / name, tmp_path / name)
     shutil.copytree(ROOT / "requirements", tmp_path / "requirements")
-    run = subprocess.run(["make", "--no-print-directory", "lock", f"UV={uv}"], cwd=tmp_path, capture_output=True,
-                         text=True, timeout=300)
+    # The npm lock is written with the kit's own npm: this checkout's venv, already installed.
+    run = subprocess.run(["make", "--no-print-directory", "lock", f"UV={uv}", f"VENV={ROOT / '.venv'}"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     for name in LOCKS:
         # Pins and markers, not hashes: an index may add a wheel to an old release, which adds a hash.
         assert pins(tmp_path / "requirements" / name) == pins(ROOT / "requirements" / name), (
             f"requirements/{name} is not what `make lock` writes from pyproject.toml: run `make lock`")
+    written = json.loads((tmp_path / "conformance" / "package-lock.json").read_text())
+    assert written == json.loads((ROOT / "conformance" / "package-lock.json").read_text()), (
+        "conformance/package-lock.json is not what `make lock` writes from conformance/package.json: run `make lock`")
 
 
 def test_the_canary_names_what_moved_appeared_and_went():
     moved = load_canary().moved({"mcp": "2.3.0", "httpx": "0.28.1", "old": "1.0"},
                                 {"mcp": "2.4.1", "httpx": "0.28.1", "new": "0.1"})
     assert moved == ["  mcp: 2.3.0 -> 2.4.1", "  new: new, 0.1", "  old: no longer needed (was 1.0)"]
+
+
+def test_the_canary_names_newer_suite_releases_prereleases_included():
+    newer = load_canary().newer_versions("0.2.0-alpha.12", ["0.1.16", "0.2.0-alpha.9", "0.2.0-alpha.12", "0.2.0-alpha.13",
+                                                              "0.2.0", "not-a-version"])
+    assert newer == ["0.2.0-alpha.13", "0.2.0"]  # npm's `latest` tag (0.1.16) is older than the pinned alpha
 
 
 def test_the_canary_finds_failing_notebooks_in_pytest_output():
