@@ -87,10 +87,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--conformance",
         action="store_true",
-        help="for running the official MCP conformance suite's tasks-* scenarios against the lab: also serve "
-        "the suite's fixture tool names (greet, slow_compute, failing_job, protocol_error_job, confirm_delete, "
-        "test_missing_capability) as labelled aliases over the lab's own task machinery; implies --tasks. "
-        "No lesson uses it",
+        help="for running the official MCP conformance suite against the lab: also serve the suite's fixture "
+        "names (tools such as greet, slow_compute, test_image_content and json_schema_2020_12_tool, test:// "
+        "resources, test_* prompts), each labelled in its description, over the lab's own machinery (see "
+        "labserver.conformance); implies --tasks. No lesson uses it",
     )
     parser.add_argument(
         "--page-size",
