@@ -106,6 +106,14 @@ def file_roots(roots: ListRootsResult) -> list[str]:
     return [str(root.uri) for root in roots.roots if str(root.uri).startswith("file://")]
 
 
+def export_plan(roots: ListRootsResult, note: Note) -> str:
+    """plan_export's answer: where the note would be written, under the client's first file:// root."""
+    usable = file_roots(roots)
+    if not usable:
+        raise ToolError("None of the client's roots is a file:// URI, so there is nowhere to export to.")
+    return f"{note.id} would be written to {usable[0].rstrip('/')}/{note.id}.md (usable roots: {len(usable)})."
+
+
 def words_in(note: Note) -> int:
     return len(note.body.split())
 
@@ -132,11 +140,7 @@ def register_input_tools(mcp: MCPServer, store: NoteStore) -> None:
         ctx: Context,
     ) -> str:
         """Say where a note would be exported. Asks the client for its roots first; writes nothing."""
-        usable = file_roots(roots)
-        if not usable:
-            raise ToolError("None of the client's roots is a file:// URI, so there is nowhere to export to.")
-        note = existing_note(ctx, note_id)
-        return f"{note.id} would be written to {usable[0].rstrip('/')}/{note.id}.md (usable roots: {len(usable)})."
+        return export_plan(roots, existing_note(ctx, note_id))
 
     # readOnlyHint is wrong here on purpose: publishing changes the world outside the server. Lesson 14 uses
     # this tool as its example of an annotation a host must not trust (lesson 13's host would skip consent on it).

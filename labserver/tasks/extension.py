@@ -2,7 +2,8 @@
 a `tools/call` interceptor that answers a call with a task.
 
 The SDK ships the hooks (`Extension.methods`, `Extension.intercept_tool_call`, `require_client_extension`)
-but no Tasks implementation, so this module is the implementation. Three of its rules the SDK cannot
+but no Tasks implementation, so this module is the implementation. A tool with a first round (sign_off_night)
+asks its MRTR questions here, before the task exists, as the extension says a server SHOULD. Three of its rules the SDK cannot
 enforce for it: a call becomes a task only when that request declared the extension; over HTTP a
 tasks/* request carries `Mcp-Name: <taskId>` (the SDK checks Mcp-Name only for tools/call, prompts/get
 and resources/read); and a task belongs to the principal whose token created it.
@@ -28,10 +29,12 @@ from mcp_types import (
     INVALID_PARAMS,
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     CallToolRequestParams,
+    InputRequiredResult,
     RequestParams,
 )
 from pydantic import Field, ValidationError
 
+from labserver.rounds import declared, gather
 from labserver.tasks import worker
 from labserver.tasks.jobs import JOBS
 from labserver.tasks.store import TaskExpired, TaskNotFound, TaskRow, TaskStore
@@ -109,6 +112,14 @@ class TasksExtension(Extension):
             return await call_next(ctx)  # the SDK words the argument error as it does for every tool
         if spec.asks_user:
             require_form_elicitation(ctx)
+        if spec.first_round is not None:
+            # The extension: finish MRTR rounds before the task exists; the round's requestState (sealed by the
+            # SDK) never reaches the task, which gets the answers as its job's arguments.
+            answers = gather(spec.first_round.plan(arguments), params.input_responses, params.request_state,
+                             declared(ctx.session.client_capabilities))
+            if isinstance(answers, InputRequiredResult):
+                return answers
+            arguments |= spec.first_round.into_arguments(answers)
         row = self.store.create(owner=principal_of(ctx), tool=params.name, status_message=spec.first_status,
                                 ttl_ms=self.ttl_ms, poll_ms=spec.poll_ms, worker=self.worker_id)
         # The row is committed: a tasks/get for this id resolves from any process before the client sees the id.

@@ -1,4 +1,4 @@
-"""The work behind the two task tools, written once for both ways a call can run.
+"""The work behind the task tools, written once for both ways a call can run.
 
 A job talks to its caller only through a `Progress`: a status line, a pause (where a task
 can be cancelled) and a question to the user. As a task (labserver.tasks.worker) these become
@@ -34,6 +34,8 @@ class Progress(Protocol):
 
     def ask(self, key: str, request: dict[str, Any], message: str) -> dict[str, Any]: ...
 
+    def ask_many(self, requests: dict[str, dict[str, Any]], message: str) -> dict[str, Any]: ...
+
 
 class TaskFailure(Exception):
     """A JSON-RPC error during the work: the task ends `failed` with this error (not a tool error)."""
@@ -63,15 +65,26 @@ def text_result(text: str) -> dict[str, Any]:
     return dumped
 
 
-def score_night(arguments: dict[str, Any], progress: Progress) -> dict[str, Any]:
-    """Score a night epoch by epoch; the status line says how far it got."""
+def scored(arguments: dict[str, Any], progress: Progress) -> str:
+    """Score a night epoch by epoch; the status line says how far it got. Returns what the result says."""
     night, epochs, pause_ms = arguments["night"], arguments["epochs"], arguments["pause_ms"]
     stages = stages_of(night)[:epochs]
     for number in range(1, len(stages) + 1):
         progress.pause(pause_ms / 1000)
         progress.status(f"Scored epoch {number} of {len(stages)} of night {night}.")
     epochs_scored = f"{len(stages)} epoch{'' if len(stages) == 1 else 's'}"
-    return text_result(f"Night {night}: {epochs_scored} scored. {tally(stages)}.")
+    return f"Night {night}: {epochs_scored} scored. {tally(stages)}."
+
+
+def score_night(arguments: dict[str, Any], progress: Progress) -> dict[str, Any]:
+    return text_result(scored(arguments, progress))
+
+
+def sign_off_night(arguments: dict[str, Any], progress: Progress) -> dict[str, Any]:
+    """score_night's work, signed by whoever the MRTR round before the task named (None: nobody could be asked)."""
+    signer = arguments["signer"]
+    signature = f"Signed off by {signer}." if signer else "Not signed off: nobody was asked who signs."
+    return text_result(f"{scored(arguments, progress)} {signature}")
 
 
 def stage_question(night: str, epoch: int, candidates: tuple[str, str]) -> dict[str, Any]:
@@ -116,10 +129,33 @@ def review_night(arguments: dict[str, Any], progress: Progress) -> dict[str, Any
                                   f"Waiting for the user: is epoch {number} {candidates[0]} or {candidates[1]}?")
             stage = chosen_stage(key, answer, candidates)
             progress.pause(recheck_ms / 1000)
-            stages[number - 1] = stage or candidates[0]
-            notes.append(f"epoch {number} {stages[number - 1]} ({'your answer' if stage else 'no answer: the scorer kept its guess'})")
+            notes.append(settle(stages, number, stage, candidates))
         progress.status(f"Reviewed epoch {number} of {len(stages)} of night {night}.")
     return text_result(f"Night {night} reviewed: {len(stages)} epochs; {'; '.join(notes)}. {tally(stages)}.")
 
 
+def settle(stages: list[str], number: int, stage: str | None, candidates: tuple[str, str]) -> str:
+    """Write the user's stage for an epoch (the scorer's guess without one) and say which it was."""
+    stages[number - 1] = stage or candidates[0]
+    return f"epoch {number} {stages[number - 1]} ({'your answer' if stage else 'no answer: the scorer kept its guess'})"
+
+
+def review_epochs(arguments: dict[str, Any], progress: Progress) -> dict[str, Any]:
+    """review_night's questions asked all at once, before the scoring: the user may answer them one at a time."""
+    night, pause_ms = arguments["night"], arguments["pause_ms"]
+    stages = list(stages_of(night))
+    ambiguous = {number: candidates for number, candidates in AMBIGUOUS.items() if number <= len(stages)}
+    answers = progress.ask_many(
+        {f"epoch-{number}": stage_question(night, number, candidates) for number, candidates in ambiguous.items()},
+        f"Waiting for the user: {len(ambiguous)} epochs of night {night} could be either of two stages.")
+    notes = [settle(stages, number, chosen_stage(f"epoch-{number}", answers[f"epoch-{number}"], candidates), candidates)
+             for number, candidates in ambiguous.items()]
+    for number in range(1, len(stages) + 1):
+        progress.pause(pause_ms / 1000)
+        progress.status(f"Scored epoch {number} of {len(stages)} of night {night} with the user's answers.")
+    return text_result(f"Night {night} reviewed: {len(stages)} epochs; {'; '.join(notes)}. {tally(stages)}.")
+
+
 JOBS = {"score_night": score_night, "review_night": review_night}
+# Served only with --conformance for now (labserver.tasks.tools.register_extra_task_tools).
+EXTRA_JOBS = {"review_epochs": review_epochs, "sign_off_night": sign_off_night}

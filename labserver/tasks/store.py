@@ -238,7 +238,9 @@ class TaskStore:
     def answer(self, task_id: str, owner: str, responses: dict[str, Any]) -> None:
         """Record answers to outstanding input requests; unknown or already answered keys are ignored.
 
-        The task stays input_required until its worker takes the answers (eventually consistent, as the
+        While other requests of the same round are still unanswered, the answered ones leave `inputRequests` at
+        once (it holds every *outstanding* request) and the task stays input_required. Once every request is
+        answered, the task stays as it was until its worker takes the answers (eventually consistent, as the
         extension allows): the acknowledgement only says the answers are stored.
         """
         self.get(task_id, owner)
@@ -248,9 +250,16 @@ class TaskStore:
                 return
             taken = {key: value for key, value in responses.items()
                      if key in row.input_requests and key not in row.input_responses}
-            if taken:
-                db.execute("UPDATE tasks SET input_responses = ? WHERE task_id = ?",
-                           (_dumps({**row.input_responses, **taken}), task_id))
+            if not taken:
+                return
+            answered = {**row.input_responses, **taken}
+            outstanding = {key: request for key, request in row.input_requests.items() if key not in answered}
+            if outstanding:
+                db.execute(f"UPDATE tasks SET input_responses = ?, input_requests = ?, updated_ms = {NEXT_STAMP},"
+                           " version = version + 1 WHERE task_id = ?",
+                           (_dumps(answered), _dumps(outstanding), now_ms(), task_id))
+            else:
+                db.execute("UPDATE tasks SET input_responses = ? WHERE task_id = ?", (_dumps(answered), task_id))
 
     def request_cancel(self, task_id: str, owner: str) -> None:
         """Ask the worker to stop; it does so at its next check (cooperative, eventually consistent)."""
@@ -302,18 +311,20 @@ class TaskStore:
             )
             return cursor.rowcount == 1
 
-    def ask(self, task_id: str, worker: str, key: str, request: dict[str, Any], message: str) -> bool:
-        """Put the task in input_required with one new question; a key is never asked twice."""
+    def ask(self, task_id: str, worker: str, requests: dict[str, dict[str, Any]], message: str) -> bool:
+        """Put the task in input_required with new questions, all outstanding at once; a key is never asked twice."""
         with self._transaction() as db:
             row = self._read(db, task_id)
             if row is None or row.lease_owner != worker or row.terminal:
                 return False
-            if key in row.asked_keys:
-                raise ValueError(f"input key {key!r} was already used by this task; keys are never reused")
+            reused = [key for key in requests if key in row.asked_keys]
+            if reused or not requests:
+                raise ValueError(f"input keys {reused} were already used by this task; keys are never reused"
+                                 if reused else "a task asks at least one question at a time")
             db.execute(
                 "UPDATE tasks SET status = 'input_required', status_message = ?, input_requests = ?,"
                 f" asked_keys = ?, updated_ms = {NEXT_STAMP}, lease_until_ms = ?, version = version + 1 WHERE task_id = ?",
-                (message, _dumps({key: request}), _dumps([*row.asked_keys, key]), now_ms(), now_ms() + LEASE_MS,
+                (message, _dumps(requests), _dumps([*row.asked_keys, *requests]), now_ms(), now_ms() + LEASE_MS,
                  task_id),
             )
             return True

@@ -58,7 +58,11 @@ class TaskProgress:
             self._renew_if_due()
 
     def ask(self, key: str, request: dict[str, Any], message: str) -> dict[str, Any]:
-        if not self.store.ask(self.task_id, self.worker, key, request, message):
+        return self.ask_many({key: request}, message)[key]
+
+    def ask_many(self, requests: dict[str, dict[str, Any]], message: str) -> dict[str, Any]:
+        """Ask every request at once; wait until each has its answer (tasks/update may bring them one at a time)."""
+        if not self.store.ask(self.task_id, self.worker, requests, message):
             raise Lost(self.task_id)
         self.asking = True
         while True:
@@ -67,8 +71,8 @@ class TaskProgress:
                 raise Lost(self.task_id)
             if row.cancel_requested:
                 raise Cancelled(self.task_id)
-            if key in row.input_responses:
-                return row.input_responses[key]
+            if all(key in row.input_responses for key in requests):
+                return {key: row.input_responses[key] for key in requests}
             time.sleep(SLICE_S)
             self._renew_if_due()
 
