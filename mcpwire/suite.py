@@ -18,7 +18,8 @@ same as JSON. `--expected-failures FILE` is the suite's own baseline file: a `se
 of `scenario` or `scenario:check-id` entries. The suite judges a run against it (exit 1 on a failure the
 file does not list, and on an entry that now passes: a stale entry must go), but under `--requirements` it
 judges only the scenarios the revision scores; this runner applies the same rules to every scenario that
-ran, extensions included, and exits 1 if either judgement fails.
+ran, extensions included, and exits 1 if either judgement fails. Without a file, every FAILURE or WARNING
+counts as unexpected (the suite itself then fails a run on a FAILURE only).
 """
 
 import argparse
@@ -146,18 +147,22 @@ def verdict(scenario, check_id):
 
 
 def scenario_names(role, requirements=None):
-    """The names of the suite's `role` scenarios (every one, or those `requirements` lists), from `conformance list`."""
+    """The suite's `role` ("server" or "client") scenarios, from `conformance list`: every one, or those a run of
+    `requirements` runs (the scored ones, then those it runs without scoring, such as extensions)."""
     _installed()
     selection = ["--requirements", requirements] if requirements else [f"--{role}"]
     listed = subprocess.run(node.command("node", str(SUITE), "list", *selection), env=node.environment(),
                             capture_output=True, text=True, check=True).stdout
     heading = "Server scenarios" if role == "server" else "Client scenarios"
-    names, inside = [], False
+    names, section = [], ""
     for line in listed.splitlines():
         if line and not line.startswith(" "):
-            inside = line.startswith(heading)
-        elif inside and line.strip().startswith("- "):
-            names.append(line.strip()[2:].split(" [")[0])
+            section = line
+        elif line.strip().startswith("- "):
+            name, _, tags = line.strip()[2:].partition(" [")
+            unscored_here = section.startswith("Run and reported") and tags == f"{role}]"
+            if section.startswith(heading) or unscored_here:
+                names.append(name)
     return names
 
 
