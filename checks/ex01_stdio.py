@@ -217,8 +217,8 @@ def check_stdio_loop(send_and_match):
     together, took, late = _run_scripted(send_and_match, TOGETHER, TOGETHER_PLAN, TIMEOUT_S)
     if not _judge_together(together, took, late):
         return
-    partial, took, _ = _run_scripted(send_and_match, PARTIAL, PARTIAL_PLAN, PARTIAL_TIMEOUT_S)
-    if not _judge_partial(partial, took):
+    partial, took, after_reply = _run_scripted(send_and_match, PARTIAL, PARTIAL_PLAN, PARTIAL_TIMEOUT_S)
+    if not _judge_partial(partial, took, after_reply):
         return
     no_time, _, _ = _run_scripted(send_and_match, NO_TIME, NO_TIME_PLAN, 0)
     if not _judge_no_time(no_time):
@@ -493,7 +493,7 @@ def _judge_together(outcome, took, late):
     return True
 
 
-def _judge_partial(outcome, took):
+def _judge_partial(outcome, took, after_reply):
     sent = (f"Then the check sent two requests (ids 'quick' and 'unanswered') to a server that answered 'quick' "
             f"after about {PARTIAL_REPLY_S} seconds and never answered 'unanswered', with "
             f"timeout={PARTIAL_TIMEOUT_S}.")
@@ -516,13 +516,16 @@ def _judge_partial(outcome, took):
                         "is left of it.")
             return False
         if took > PARTIAL_TIMEOUT_S + LATE_S:
-            failed(f"{sent} Your function raised TimeoutError only after {took:.1f} seconds: it ran past the "
-                   f"deadline by {took - PARTIAL_TIMEOUT_S:.1f} seconds.",
-                   hint="The timeout is for the whole call, not for each line: a wait that starts over when a line "
-                        "comes (here the reply to 'quick') overruns the deadline by up to one timeout, and so does a "
-                        "deadline set later than the timeout.",
+            # What the check saw, not a guess at which wait overran: several loops overrun it by similar amounts.
+            reply = f", {after_reply:.1f} seconds after the reply to 'quick' came" if after_reply is not None else ""
+            failed(f"{sent} Your function raised TimeoutError only after {took:.1f} seconds{reply}: it ran past the "
+                   f"deadline by {took - PARTIAL_TIMEOUT_S:.2f} seconds, and the check allows {LATE_S}.",
+                   hint="The timeout is for the whole call, not for each line or each wait: a wait may last only "
+                        "what is left of the deadline. Any of these overruns it: a wait of a fixed length (a second, "
+                        "say) that looks at the deadline only when it ends; a wait that starts over with its whole "
+                        "timeout when a line comes; a deadline set later than time.monotonic() + timeout.",
                    more="Compute one deadline, time.monotonic() + timeout, before the loop; each wait gets what "
-                        "is left of it.")
+                        "is left of it, max(0, deadline - time.monotonic()).")
             return False
         if not _names(text, UNANSWERED["id"]):
             failed(f"{sent} Your function raised TimeoutError, but its message does not name the id still waiting, "

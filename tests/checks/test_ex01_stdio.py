@@ -800,3 +800,32 @@ def ids_as_exception_args(proc, frames, timeout=5.0):
 ])
 def test_stdio_loop_second_run_right_answers_pass(verdict, work):
     assert verdict(checks.check_stdio_loop, work).startswith("✓ Your loop filed all four replies"), work
+
+
+# --- found by a third blind learner run: a message that blamed a cause the loop did not have -----------------------
+
+def checks_the_deadline_each_second(proc, frames, timeout=5.0):
+    """Wrong: waits a second at a time and looks at the deadline only between waits, so it overruns by up to one."""
+    write_all(proc, frames)
+    lines = queue.Queue()
+    threading.Thread(target=pump, args=(proc.stdout, lines), daemon=True).start()
+    waiting, replies = [f["id"] for f in frames if "id" in f], {}
+    deadline = time.monotonic() + timeout
+    while waiting:
+        if time.monotonic() >= deadline:
+            raise TimeoutError(f"still waiting for {waiting!r}")
+        try:
+            message = json.loads(lines.get(timeout=1))
+        except queue.Empty:
+            continue
+        if "method" not in message and message["id"] in waiting:
+            waiting = [i for i in waiting if not (i == message["id"] and type(i) is type(message["id"]))]
+            replies[message["id"]] = message
+    return replies
+
+
+def test_a_deadline_checked_once_a_second_is_told_what_was_seen(verdict):
+    out = verdict(checks.check_stdio_loop, checks_the_deadline_each_second)
+    # The reply to 'quick' comes at 1.2 s; the next one-second wait ends at 2.2 s, past the 1.5 s deadline.
+    assert out.startswith("✗") and "only after 2." in out and "seconds after the reply to 'quick' came" in out, out
+    assert "the check allows 0.7" in out and "a wait of a fixed length (a second, say)" in out, out
