@@ -70,6 +70,10 @@ WHERE = {
     "check_view_gate": "ex21_apps",
     "check_server_report": "ex22_field_trip",
     "field_trip_servers": "ex22_field_trip",
+    "check_read": "ex23_server",
+    "check_envelope_rules": "ex23_server",
+    "check_call_tool": "ex23_server",
+    "check_with_sdk_client": "ex23_server",
 }
 
 __all__ = sorted(WHERE, key=str.lower)

@@ -1,0 +1,238 @@
+"""Exercise 23 checks (a server by hand): the solution's server passes, servers with a learner's typical mistakes
+fail with the rule they broke, and right servers written differently pass.
+
+Each server is the solution notebook's own modules, written from its `%%writefile` cells into a folder, with one
+function swapped for a variant. The lesson's final server must be the same files, so the exercise finishes the
+server the lesson built.
+"""
+
+import re
+import textwrap
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from checks import ex23_server as server_checks
+
+ROOT = Path(__file__).resolve().parents[2]
+WRITEFILE = re.compile(r"\A%%writefile my_server/(\S+)\n")
+
+
+def written_modules(notebook):
+    """The files a notebook's %%writefile cells leave in my_server/: the last cell to write a file wins."""
+    files = {}
+    for cell in nbformat.read(ROOT / notebook, as_version=4).cells:
+        found = WRITEFILE.match(cell.source)
+        if cell.cell_type == "code" and found:
+            files[found.group(1)] = cell.source[found.end():]
+    return files
+
+
+SOLUTION = {name: re.sub(r"\n *### (BEGIN|END) SOLUTION", "", text)
+            for name, text in written_modules("solutions/23-a-server-by-hand.ipynb").items()}
+
+
+def server(tmp_path, module=None, function=None, body=None):
+    """The solution's server in tmp_path/my_server, with `function` of `module` given another body."""
+    folder = tmp_path / "my_server"
+    folder.mkdir()
+    for name, text in SOLUTION.items():
+        if name == module:
+            text = replace_function(text, function, body)
+        (folder / name).write_text(text)
+    return str(folder)
+
+
+def replace_function(text, function, body):
+    head = re.search(rf"^def {function}\([^\n]*\):\n(    \"\"\"[^\n]*\"\"\"\n)?", text, re.M)
+    end = re.search(r"^\S", text[head.end():], re.M)
+    tail = text[head.end() + end.start():] if end else ""
+    return text[:head.end()] + textwrap.indent(textwrap.dedent(body).strip("\n"), "    ") + "\n\n\n" + tail
+
+
+def test_the_lesson_builds_the_solutions_server():
+    lesson = written_modules("notebooks/23-a-server-by-hand.ipynb")
+    assert lesson == SOLUTION
+
+
+@pytest.mark.parametrize("check", [server_checks.check_read, server_checks.check_envelope_rules,
+                                   server_checks.check_call_tool])
+def test_the_solution_passes(verdict, tmp_path, check):
+    assert verdict(check, server(tmp_path)).startswith("✓ Your server answered all")
+
+
+def test_the_sdk_client_takes_the_solution(verdict, tmp_path):
+    assert verdict(server_checks.check_with_sdk_client, server(tmp_path)).startswith("✓ The mcp SDK's client listed your 3 tools over 2 pages")
+
+
+def test_no_server_yet(verdict, tmp_path):
+    assert verdict(server_checks.check_read, str(tmp_path / "my_server")).startswith("not done yet: run the cells above first")
+
+
+STUB = 'raise NotImplementedError("your code here")'
+
+
+def test_a_stub_read_is_not_done(verdict, tmp_path):
+    folder = server(tmp_path, "jsonrpc.py", "read", STUB)
+    assert verdict(server_checks.check_read, folder).startswith("not done yet: jsonrpc.read still raises")
+    assert verdict(server_checks.check_call_tool, folder).startswith("not done yet: jsonrpc.read (task 1) still raises")
+    assert verdict(server_checks.check_with_sdk_client, folder).startswith("not done yet: jsonrpc.read (task 1)")
+
+
+def test_a_stub_call_tool_is_not_done(verdict, tmp_path):
+    folder = server(tmp_path, "tools.py", "call_tool", STUB)
+    assert verdict(server_checks.check_call_tool, folder).startswith("not done yet: tools.call_tool still raises")
+
+
+RIGHT_READ = '''
+    try:
+        text = line.decode("utf-8")
+        message = json.loads(text)
+    except UnicodeDecodeError:
+        raise RpcError(-32700, "not UTF-8") from None
+    except json.JSONDecodeError:
+        raise RpcError(-32700, "not JSON") from None
+    except RecursionError:
+        raise RpcError(-32700, "too deep") from None
+    if type(message) is not dict:
+        raise RpcError(-32600, "not an object")
+    id = None
+    if "id" in message:
+        if type(message["id"]) not in (str, int):
+            raise RpcError(-32600, "bad id")
+        id = message["id"]
+    bad = (message.get("jsonrpc") != "2.0" or type(message.get("method")) is not str
+           or ("params" in message and type(message["params"]) not in (dict, list)))
+    if bad:
+        raise RpcError(-32600, "invalid", id=id)
+    return message
+'''
+
+RIGHT_CHECK = '''
+    meta = params.get("_meta")
+    if type(meta) is not dict or VERSION not in meta or CAPABILITIES not in meta:
+        raise RpcError(-32602, "bad envelope")
+    version, capabilities = meta[VERSION], meta[CAPABILITIES]
+    if type(version) is not str or type(capabilities) is not dict:
+        raise RpcError(-32602, "bad envelope types")
+    if version in SUPPORTED:
+        return capabilities
+    raise RpcError(-32022, "Unsupported protocol version", data={"requested": version, "supported": list(SUPPORTED)})
+'''
+
+RIGHT_CALL_TOOL = '''
+    tools_by_name = {tool["name"]: tool for tool in toolbox.TOOLS}
+    name = params.get("name")
+    if not isinstance(name, str) or name not in tools_by_name:
+        raise RpcError(-32602, "Unknown tool: %s" % (name,))
+    arguments = params["arguments"] if "arguments" in params else {}
+    if type(arguments) is not dict:
+        raise RpcError(-32602, "arguments must be an object")
+    for problem in problems(tools_by_name[name]["inputSchema"], arguments):
+        return toolbox.result("Fix this and call again: " + problem, is_error=True)
+    return toolbox.run(name, arguments)
+'''
+
+
+@pytest.mark.parametrize("module, function, body, check", [
+    ("jsonrpc.py", "read", RIGHT_READ, server_checks.check_read),
+    ("envelope.py", "check", RIGHT_CHECK, server_checks.check_envelope_rules),
+    ("tools.py", "call_tool", RIGHT_CALL_TOOL, server_checks.check_call_tool),
+], ids=["read-in-another-order", "check-with-type-tests", "call-tool-by-a-dict"])
+def test_right_answers_written_differently_pass(verdict, tmp_path, module, function, body, check):
+    folder = server(tmp_path, module, function, body)
+    assert verdict(check, folder).startswith("✓")
+
+
+def mutated(module, old, new):
+    assert old in SOLUTION[module], f"the solution no longer has {old!r}"
+    return module, old, new
+
+
+# A learner's typical mistakes, as one change to the solution each, and words the verdict must contain.
+MISTAKES = [
+    ("only-jsondecodeerror", mutated("jsonrpc.py", "except (ValueError, RecursionError):", "except (json.JSONDecodeError, RecursionError):"),
+     server_checks.check_read, ["The line", "the server exited", "UnicodeDecodeError"]),
+    ("no-recursionerror", mutated("jsonrpc.py", "except (ValueError, RecursionError):", "except ValueError:"),
+     server_checks.check_read, ["the server exited", "RecursionError"]),
+    ("batch-as-parse-error", mutated("jsonrpc.py", 'raise RpcError(-32600, "Invalid Request: a batch',
+                                     'raise RpcError(-32700, "Invalid Request: a batch'),
+     server_checks.check_read, ["error -32700", "where -32600 was due", "batch"]),
+    ("unreadable-id-echoed", mutated("jsonrpc.py", 'raise RpcError(-32600, "Invalid Request: an id must be a string or an integer")',
+                                     'raise RpcError(-32600, "Invalid Request: an id must be a string or an integer", id=id)'),
+     server_checks.check_read, ['"id": 5.5', "leaves it out"]),
+    ("bool-ids-accepted", mutated("jsonrpc.py", "def is_id(value):\n    return isinstance(value, (str, int)) and not isinstance(value, bool)",
+                                  "def is_id(value):\n    return isinstance(value, (str, int))"),
+     server_checks.check_read, ["true", "a bool is an int"]),
+    ("id-not-echoed", mutated("jsonrpc.py", "raise RpcError(-32600, 'Invalid Request: \"jsonrpc\" must be \"2.0\"', id=readable)",
+                              "raise RpcError(-32600, 'Invalid Request: \"jsonrpc\" must be \"2.0\"')"),
+     server_checks.check_read, ['"jsonrpc":"1.0"', "the request's id was 3"]),
+    ("params-list-refused", mutated("jsonrpc.py", "isinstance(message[\"params\"], (dict, list))", "isinstance(message[\"params\"], dict)"),
+     server_checks.check_read, ["error -32600", "where -32601 was due", "params as an array is valid JSON-RPC"]),
+    ("falsy-id-0", mutated("jsonrpc.py", 'if "id" in message and readable is None:', 'if "id" in message and not readable:'),
+     server_checks.check_read, ['"id":0', "0 is a valid id"]),
+    ("response-id-dropped", mutated("jsonrpc.py", '"Invalid Request: a client sends requests and notifications, never responses", id=readable)',
+                                    '"Invalid Request: a client sends requests and notifications, never responses")'),
+     server_checks.check_read, ['"result":{}', "the request's id was 9"]),
+    ("missing-key-as-unsupported", mutated("envelope.py", "if missing:\n        raise RpcError(-32602",
+                                           "if missing:\n        raise RpcError(-32022"),
+     server_checks.check_envelope_rules, ["error -32022", "where -32602 was due", "the protocol version is required"]),
+    ("unsupported-as-invalid-params", mutated("envelope.py", 'raise RpcError(-32022, "Unsupported protocol version", {',
+                                              'raise RpcError(-32602, "Unsupported protocol version", {'),
+     server_checks.check_envelope_rules, ["error -32602", "where -32022 was due"]),
+    ("unsupported-without-requested", mutated("envelope.py", '{"supported": SUPPORTED, "requested": version}', '{"supported": SUPPORTED}'),
+     server_checks.check_envelope_rules, ["data.requested must be the version asked for ('2025-11-25')"]),
+    ("version-number-accepted", mutated("envelope.py", "if not isinstance(version, str):", "if version is None:"),
+     server_checks.check_envelope_rules, ['"id":25', "where -32602 was due", "the version is a string"]),
+    ("unknown-keys-refused", mutated("envelope.py", "missing = [key for key in (VERSION, CAPABILITIES) if key not in meta]",
+                                     "missing = [key for key in (VERSION, CAPABILITIES) if key not in meta] + "
+                                     "[key for key in meta if key not in (VERSION, CAPABILITIES, 'io.modelcontextprotocol/clientInfo')]"),
+     server_checks.check_envelope_rules, ["traceparent", "where a result was due", "keys the server does not know"]),
+    ("unknown-tool-as-tool-error", mutated("tools.py", 'raise RpcError(-32602, f"Unknown tool: {name}")',
+                                           'return toolbox.result(f"Unknown tool: {name}", is_error=True)'),
+     server_checks.check_call_tool, ["multiply", "a result where error -32602 was due", "an unknown tool is a protocol error"]),
+    ("bad-arguments-as-protocol-error", mutated("tools.py", 'return toolbox.result(f"Invalid arguments for {name}: " + "; ".join(wrong) + ".", is_error=True)',
+                                                'raise RpcError(-32602, "Invalid arguments: " + "; ".join(wrong))'),
+     server_checks.check_call_tool, ["count_words", "where a result was due", "input validation error"]),
+    ("arguments-not-checked", mutated("tools.py", "    if wrong:\n", "    if False:\n"),
+     server_checks.check_call_tool, ["count_words", "error -32603", "where a result was due"]),
+    ("list-arguments-not-refused", mutated("tools.py", 'raise RpcError(-32602, "Invalid params: arguments must be an object")',
+                                           'arguments = {}'),
+     server_checks.check_call_tool, ['"arguments":["hello"]', "a result where error -32602 was due", "CallToolRequest"]),
+]
+
+
+@pytest.mark.parametrize("change, check, phrases", [case[1:] for case in MISTAKES], ids=[case[0] for case in MISTAKES])
+def test_a_typical_mistake_fails_naming_its_rule(verdict, tmp_path, change, check, phrases):
+    module, old, new = change
+    folder = tmp_path / "my_server"
+    folder.mkdir()
+    for name, text in SOLUTION.items():
+        (folder / name).write_text(text.replace(old, new) if name == module else text)
+    out = verdict(check, str(folder))
+    assert out.startswith("✗"), out
+    missing = [phrase for phrase in phrases if phrase not in out]
+    assert not missing, f"{missing} not in:\n{out}"
+
+
+def test_a_reply_to_a_notification_fails(verdict, tmp_path):
+    folder = tmp_path / "my_server"
+    folder.mkdir()
+    for name, text in SOLUTION.items():
+        if name == "__main__.py":
+            text = text.replace('        return None  # a notification', '        return jsonrpc.result(0, {})  # a notification')
+        (folder / name).write_text(text)
+    out = verdict(server_checks.check_read, str(folder))
+    assert out.startswith("✗") and "a reply to a notification" in out and "never gets a reply" in out, out
+
+
+def test_a_print_on_stdout_fails(verdict, tmp_path):
+    folder = tmp_path / "my_server"
+    folder.mkdir()
+    for name, text in SOLUTION.items():
+        if name == "tools.py":
+            text = text.replace('    wrong = problems(', '    print("checking", name)\n    wrong = problems(')
+        (folder / name).write_text(text)
+    out = verdict(server_checks.check_call_tool, str(folder))
+    assert out.startswith("✗") and "a line on stdout that is not JSON: checking" in out, out
