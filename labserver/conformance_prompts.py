@@ -18,7 +18,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcp.server.mcpserver.prompts.base import Message, UserMessage
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS, InputRequiredResult
+from mcp_types import INVALID_PARAMS, CompleteRequestParams, InputRequiredResult, PromptReference
 from pydantic import Field
 
 from labserver.conformance_content import embedded, fixture, hypnogram_image, read_lab_resource
@@ -28,6 +28,8 @@ from labserver.tools import store_of
 WELCOME_URI = "notes://welcome"
 SEARCH_LIMIT = 5  # search_notes's default
 SIMPLE_TOPIC = "sleep"
+# test_prompt_with_arguments's arguments under summarise_topic's names, for completion as for prompts/get.
+SUMMARISE_ARGUMENTS = {"arg1": "topic", "arg2": "audience"}
 
 
 async def lab_prompt(mcp: MCPServer, name: str, arguments: dict[str, str], ctx: Context) -> list[Message] | InputRequiredResult:
@@ -36,6 +38,26 @@ async def lab_prompt(mcp: MCPServer, name: str, arguments: dict[str, str], ctx: 
     if isinstance(result, InputRequiredResult):
         return result
     return [Message(role=message.role, content=message.content) for message in result.messages]
+
+
+def complete_as_summarise_topic(mcp: MCPServer) -> None:
+    """completion/complete for test_prompt_with_arguments answers as for summarise_topic (arg1 completes tags).
+
+    MCPServer keeps one completion function; the lab's (labserver.prompts) stays the handler, and a request
+    about the fixture prompt reaches it renamed.
+    """
+    lab_completion = mcp._lowlevel_server.get_request_handler("completion/complete")
+
+    async def complete(ctx: object, params: CompleteRequestParams) -> object:
+        ref, argument = params.ref, params.argument
+        if isinstance(ref, PromptReference) and ref.name == "test_prompt_with_arguments" and argument.name in SUMMARISE_ARGUMENTS:
+            params = params.model_copy(update={
+                "ref": ref.model_copy(update={"name": "summarise_topic"}),
+                "argument": argument.model_copy(update={"name": SUMMARISE_ARGUMENTS[argument.name]}),
+            })
+        return await lab_completion.handler(ctx, params)
+
+    mcp._lowlevel_server.add_request_handler("completion/complete", CompleteRequestParams, complete)
 
 
 def register_resource_and_prompt_fixtures(mcp: MCPServer) -> None:
@@ -70,13 +92,16 @@ def register_resource_and_prompt_fixtures(mcp: MCPServer) -> None:
         return await lab_prompt(mcp, "summarise_topic", {"topic": SIMPLE_TOPIC}, ctx)
 
     @mcp.prompt(name="test_prompt_with_arguments", title="Summarise a topic (conformance fixture)",
-                description=fixture("prompt") + "summarise_topic, its topic named arg1 and its audience arg2.")
+                description=fixture("prompt") + "summarise_topic, its topic named arg1 and its audience arg2; "
+                "completion/complete completes arg1 as summarise_topic's topic.")
     async def prompt_with_arguments(
         arg1: Annotated[str, Field(description="summarise_topic's topic: a tag or a few words.")],
         arg2: Annotated[str, Field(description="summarise_topic's audience: who the summary is for.")],
         ctx: Context,
     ) -> list[Message] | InputRequiredResult:
         return await lab_prompt(mcp, "summarise_topic", {"topic": arg1, "audience": arg2}, ctx)
+
+    complete_as_summarise_topic(mcp)
 
     @mcp.prompt(name="test_prompt_with_embedded_resource", title="Read a lab resource (conformance fixture)",
                 description=fixture("prompt") + "Embeds the lab resource at resourceUri (any URI resources/read serves, "

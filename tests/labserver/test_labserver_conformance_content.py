@@ -251,6 +251,21 @@ def test_prompt_with_arguments_without_arg2_is_refused_as_summarise_topic_withou
     assert reply.error == lab_reply.error == {"code": -32603, "message": "Internal server error"}
 
 
+def completion(wire, ref, name, value):
+    params = {"ref": ref, "argument": {"name": name, "value": value}}
+    return ok(wire.request("completion/complete", params))["completion"]
+
+
+def test_prompt_with_arguments_completes_arg1_as_summarise_topic_completes_topic(lab):
+    fixture_ref = {"type": "ref/prompt", "name": "test_prompt_with_arguments"}
+    lab_ref = {"type": "ref/prompt", "name": "summarise_topic"}
+    tags = completion(lab, fixture_ref, "arg1", "s")
+    assert tags["values"] == ["scoring", "sleep", "slow-oscillations", "spindles"] == completion(lab, lab_ref, "topic", "s")["values"]
+    assert completion(lab, fixture_ref, "arg2", "s")["values"] == completion(lab, lab_ref, "audience", "s")["values"] == []
+    template = {"type": "ref/resource", "uri": "notes://{note_id}"}
+    assert completion(lab, template, "note_id", "sp")["values"] == ["spindle-density"]  # the lab's own still answer
+
+
 @pytest.mark.parametrize("uri, kind", [("notes://welcome", "text"), (HYPNOGRAM, "blob"),
                                        ("test://example-resource", "text")])
 def test_prompt_with_embedded_resource_embeds_any_lab_resource(lab, uri, kind):
