@@ -111,13 +111,16 @@ PYTEST = $(WRITE_BYTECODE) $(PY) -m pytest
 # Every lab a lesson starts forks from one warm starter for the session (labserver.warm_session), instead of
 # importing the SDK again; WARM_LABS=0 starts them cold. scripts/jupyter_lab.py is `jupyter lab` without an
 # import it never needs (1.3 s of CPU at every start).
-# Opens lesson 00. No language-server scan at start: the lessons need none, and it spawns npm.
+# Opens lesson 00, with the conformance suite installed for `python -m mcpwire.suite`. No language-server scan
+# at start: the lessons need none, and it spawns npm.
 lab: $(LAB_STAMP) $(LAB_SETTINGS) $(LEGACY_STAMP) $(SUITE_STAMP)
 	$(WRITE_BYTECODE) $(if $(filter 0,$(WARM_LABS)),,$(PY) -m labserver.warm_session --) \
 	  $(PY) scripts/jupyter_lab.py --ServerApp.root_dir=notebooks --LabApp.default_url=/lab/tree/$(FIRST_LESSON) \
 	  --LanguageServerManager.autodetect=False $(LAB_OPTS)
 
 # One pytest run for the tests and every notebook, so no worker idles while another finishes a long file.
+# It runs the official conformance suite too (tests/conformance/: the lab and mcpwire's client against
+# conformance/expected-failures.yml), on the suite the stamp installed and the kit's own Node.
 # nbval compares the stored outputs of lessons and solutions; the exercises keep none (their cells were
 # never run), so they only have to run. Four workers on two cores: much of a test's time is spent
 # waiting for a lab to answer. (loadfile keeps each notebook's cells on one worker.)
