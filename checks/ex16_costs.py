@@ -18,7 +18,7 @@ from mcpwire import count_tokens, dumps, frames
 from mcpwire.costs import TOKENIZER_NAME, exchange_costs
 from mcpwire.stdio import StdioWire
 from .attempt import attempt, missing
-from .servers import stdio_lab
+from .servers import STARTUP_WAIT_S, stdio_lab
 from .verdict import failed, not_done, passed, short, shown
 
 # Non-ASCII text, which json.dumps escapes by default: an en dash in the search hits, a name (Tomás), µV.
@@ -59,12 +59,16 @@ def check_model_copy(for_model, lab=None):
     if not _judge_unstructured(for_model, f"{UNSTRUCTURED_CALL[0]} with one more text block, for the user only "
                                "(annotations.audience [\"user\"])", _with_user_text(unstructured)):
         return
+    if not _judge_unstructured(for_model, f"{UNSTRUCTURED_CALL[0]} with one more text block, for the user and the "
+                               "assistant (annotations.audience [\"user\", \"assistant\"])", _with_shared_text(unstructured)):
+        return
     name, result = structured[0]
     one = count_tokens(dumps(result["structuredContent"]))
     both = count_tokens(result["content"][0]["text"]) + one
     passed(f"Your host gives the model {one} tokens for the result of {name}, where passing both halves would cost {both}; "
            f"non-ASCII text (Tomás, µV) stays as it is, an empty object and a list are passed as structuredContent "
-           f"too, and for {UNSTRUCTURED_CALL[0]}, which has no structuredContent, it passes the text blocks. Tokens "
+           f"too, and for {UNSTRUCTURED_CALL[0]}, which has no structuredContent, it passes the text blocks, one for the "
+           f"user and the assistant included. Tokens "
            f"counted with {TOKENIZER_NAME}.")
 
 
@@ -215,6 +219,14 @@ def _with_user_text(result):
     return {**result, "content": [*result["content"], note]}
 
 
+def _with_shared_text(result):
+    """The same result with a text block for both the user and the assistant added: it names the assistant, so the
+    model is given it (a copy that drops every block naming the user drops it too)."""
+    note = {"type": "text", "text": "Spindle density fell in N2 after 03:00.",
+            "annotations": {"audience": ["user", "assistant"]}}
+    return {**result, "content": [*result["content"], note]}
+
+
 def _as_a_list(answer):
     """'JSON' or 'Python' when the answer is a list of strings written out, else None."""
     for how, read in (("JSON", json.loads), ("Python", ast.literal_eval)):
@@ -249,6 +261,14 @@ def _judge_unstructured(for_model, name, result):
         failed(f"For {name}, your text changes the text block {shown(stripped[0], 80)}: the whitespace at its ends is "
                "gone.",
                hint="Pass each text block's text as it is: strip() takes off whitespace that is part of the text.")
+        return False
+    shared = [block for block in result["content"] if block.get("type") == "text" and block["text"] in left_out
+              and "user" in block.get("annotations", {}).get("audience", [])]
+    if shared:
+        failed(f"For {name}, your text leaves out the text block {shown(shared[0]['text'], 80)}, whose "
+               f"annotations.audience is {json.dumps(shared[0]['annotations']['audience'])}.",
+               hint="That audience names the assistant too, so the block is for the model as well as the user: only "
+                    "a block whose audience leaves out \"assistant\" may be left out.")
         return False
     if left_out:
         failed(f"For {name}, which has no structuredContent, your text leaves out the text block "
@@ -375,13 +395,19 @@ def _judge_crossing(first_costlier, what, unit, modern, legacy, handshake, answe
             return False
         ours, theirs = _totals(modern, legacy, handshake, answer) if answer else _totals(modern, legacy, handshake,
                                                                                        len(modern))
-        # A lead that is lost again by the end is still the answer: say so, since the end alone hides it.
+        # A lead that is lost again by the end is still the answer. Blame the end only when the function, given the
+        # session cut off at the crossing, finds it: then what came after is what changed its answer.
         ours_at_end, theirs_at_end = _totals(modern, legacy, handshake, len(modern))
         lost = answer and got is None and ours_at_end <= theirs_at_end
+        by_the_end = lost and _whole(attempt(first_costlier, list(modern[:answer]), list(legacy[:answer]), handshake,
+                                             guard=GUARD_S).value) == answer
         failed(f"{given} your function returned {shown(got)}.",
                hint=(f"After {_requests(answer)} the modern session has cost {ours} {unit} and the legacy one "
                      f"{theirs}, handshake included" + (": it has cost more from there, even though the legacy "
-                                                        "session costs more again by the end." if lost else ".")
+                                                        "session costs more again by the end." if by_the_end else
+                                                        ": it has cost more from there. Add up each request's own "
+                                                        "costs: here they differ from one request to the next."
+                                                        if lost else ".")
                      if answer else
                      f"After all {len(modern)} requests the modern session has cost {ours} {unit}, the legacy one "
                      f"{theirs}: it never costs more within the session, and None says so"
@@ -425,9 +451,10 @@ def _measure_stdio(lab):
         for number, (method, params) in enumerate(requests, start=2):
             modern_wire.send(frames.request(method, params, id=number))
         modern = exchange_costs(modern_wire.transcript[start:])
-    # A second process: the first request a stdio process reads fixes its era (lesson 11).
+    # A second process: the first request a stdio process reads fixes its era (lesson 11). Its first reply waits for
+    # the server to start, which on a busy machine takes longer than a request's usual wait.
     with StdioWire.labserver() as legacy_wire:
-        legacy_wire.send(frames.legacy_initialize())
+        legacy_wire.send(frames.legacy_initialize(), timeout=STARTUP_WAIT_S)
         legacy_wire.send(frames.legacy_initialized())
         for number, (method, params) in enumerate(requests, start=2):
             legacy_wire.send(frames.legacy_request(method, params, id=number))

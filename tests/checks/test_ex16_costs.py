@@ -611,3 +611,43 @@ def test_the_random_sessions_each_cross_inside_and_differ_between_runs():
         for _, modern, legacy, handshake, answer in sessions:
             assert answer == solution_crossing(modern, legacy, handshake) and 1 < answer <= len(modern)
     assert len({json.dumps(sessions) for sessions in drawn}) == len(drawn)
+
+
+# --- found by a third blind learner run: a false pass, and a hint that blamed a cause the answer did not have -------
+
+def drops_every_block_naming_the_user(result):
+    """Wrong: a block for the user and the assistant is for the model too; only one that leaves out the assistant
+    may go."""
+    structured = result.get("structuredContent")
+    if structured is not None:
+        return json.dumps(structured, separators=(",", ":"), ensure_ascii=False)
+    return "\n".join(block["text"] for block in result.get("content", []) if block.get("type") == "text"
+                     and "user" not in block.get("annotations", {}).get("audience", []))
+
+
+def test_model_copy_dropping_every_block_that_names_the_user_fails(verdict, lab):
+    out = verdict(checks.check_model_copy, drops_every_block_naming_the_user, lab)
+    assert fails_naming(out, ("for the user and the assistant", "leaves out the text block 'Spindle density",
+                              '["user", "assistant"]', "names the assistant too")), out
+
+
+def extrapolated_from_the_first_request(modern, legacy, handshake):
+    """Wrong: request 1's gap taken for every request's, so the crossing is computed, not added up."""
+    gap = modern[0] - legacy[0]
+    if gap <= 0:
+        return None
+    found = math.floor(handshake / gap) + 1
+    return found if found <= len(modern) else None
+
+
+def test_break_even_extrapolated_from_request_one_is_not_told_it_judged_by_the_end(verdict):
+    out = verdict(checks.check_break_even, extrapolated_from_the_first_request)
+    assert fails_naming(out, ("gets ahead, then falls behind again", "returned None", "After 2 requests",
+                              "each request's own costs")), out
+    assert "by the end" not in out, out
+
+
+def test_break_even_judged_by_the_end_is_still_told_so(verdict):
+    # the_last_crossing finds the crossing in the session cut off there: what came later changed its answer.
+    out = verdict(checks.check_break_even, the_last_crossing)
+    assert fails_naming(out, ("returned None", "costs more again by the end")), out
