@@ -148,17 +148,21 @@ def test_a_real_scenario_on_the_lab_prints_the_suites_checks_with_no_node_on_pat
 
 @pytest.mark.slow
 def test_the_suite_exits_1_on_an_unlisted_failure_and_on_a_stale_entry_and_0_when_the_file_matches(tmp_path):
-    # Without --conformance the lab has no fixture tool named test_image_content, so the check fails.
+    # Without --conformance the lab has no fixture tool named test_image_content: the check tools-call-image fails.
     expected = tmp_path / "expected.yml"
-    expected.write_text("server:\n  - tools-list\n")  # passes: stale
-    done = run_cli(tmp_path, "server", "--scenario", "tools-call-image", "--scenario", "tools-list",
-                   "--expected-failures", str(expected), "--lab")
-    assert done.returncode == 1
-    assert "Not in the expected failures: tools-call-image:tools-call-image: " in done.stdout
-    assert "Expected to fail but passes (remove it from the file): tools-list" in done.stdout
-    assert "the suite exited 1" in done.stdout  # the suite's own verdict agrees
+    expected.write_text("server: []\n")
+    unlisted = run_cli(tmp_path, "server", "--scenario", "tools-call-image", "--expected-failures", str(expected), "--lab")
+    assert unlisted.returncode == 1
+    assert "Not in the expected failures: tools-call-image:tools-call-image: No image content found" in unlisted.stdout
+    assert "the suite exited 1" in unlisted.stdout  # the suite's own verdict agrees
+    expected.write_text("server:\n  - tools-call-image:tools-call-image\n  - tools-list\n")  # tools-list passes
+    stale = run_cli(tmp_path, "server", "--scenario", "tools-call-image", "--scenario", "tools-list",
+                    "--expected-failures", str(expected), "--lab")
+    assert stale.returncode == 1
+    assert "Not in the expected failures" not in stale.stdout
+    assert "Expected to fail but passes (remove it from the file): tools-list" in stale.stdout
+    assert "the suite exited 1" in stale.stdout  # a stale entry fails the suite's run too
     expected.write_text("server:\n  - tools-call-image:tools-call-image\n")
-    done = run_cli(tmp_path, "server", "--scenario", "tools-call-image", "--scenario", "tools-list",
-                   "--expected-failures", str(expected), "--lab")
-    assert done.returncode == 0, done.stdout[-3000:]
-    assert "the suite exited 0" in done.stdout
+    matching = run_cli(tmp_path, "server", "--scenario", "tools-call-image", "--expected-failures", str(expected), "--lab")
+    assert matching.returncode == 0, matching.stdout[-3000:]
+    assert "the suite exited 0" in matching.stdout
