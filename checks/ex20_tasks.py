@@ -9,6 +9,7 @@ named the task.
 
 import copy
 import json
+import random
 import tempfile
 import time
 from contextlib import ExitStack, contextmanager
@@ -35,18 +36,26 @@ INVALID_ANSWER = {"epoch-7": {"action": "accept", "content": {"stage": "N4"}}}  
 CANCEL_SLACK_S = 0.5  # a cancel this much after the deadline is a busy machine, not a loop that slept past it
 POLLS_AFTER_DEADLINE = 1  # the one poll that finds the deadline passed
 ANSWERS = {"epoch-7": "REM", "epoch-14": "W"}
-# The lab never changes a task's pollIntervalMs; a server may ("which may change"), so the check's wires serve
-# another value from the tasks/get of a given rank on (the first is 1): review_night's 500 ms becomes 2000 on stdio
-# and 700 over HTTP. No fixed sleep is both at least 2000 ms and at most 500 ms + SILENCE_SLACK_S, and no schedule
-# written by poll count is both at least 2000 ms and at most 700 ms + SILENCE_SLACK_S after the second poll: only a
-# loop that reads the latest pollIntervalMs fits both wires.
-FOLLOW_PACES = {"stdio": (None, 2000), "http": (None, 700)}
+# The lab never changes a task's pollIntervalMs, always sends it and gives every task a ttlMs; a server may change
+# the interval ("MAY change over the lifetime of a task"), leave it out (`pollIntervalMs?: number`) and send ttlMs
+# null (unlimited). So the check's wires serve, at each poll, a pollIntervalMs drawn for this run from two levels
+# further apart than PACE_SLACK_S + SILENCE_SLACK_S: no fixed sleep fits both, and a schedule written in by wire and
+# poll count from one run's messages misses the next run's draw, at one poll or another. The paces that decide it go
+# on quiet results (no question left to answer), whose next gap is always judged: after a result that asks, a loop
+# may poll at once. The first quiet result on each wire leaves the field out. A review would end after one or two
+# quiet results, too few to tell a schedule apart, so the wire shows an ended task still working until every quiet
+# pace has been served, as a slower server would.
+SHORT_MS, LONG_MS = (100, 200), (1300, 1400)
+LEFT_OUT = "left out"  # a pace that leaves pollIntervalMs out of the result
+OWN_WAIT_S = 0.1  # after a result without pollIntervalMs, the least pause of the learner's own the check takes
+FOLLOW_DRAWN = 3  # Task 1: quiet paces drawn freely, after a short and a long one in a drawn order
+RESUME_DRAWN = 3  # Task 4: the same, without the result that leaves the field out
+UNLIMITED_FROM = 2  # the poll from which Task 1's wires serve ttlMs null
 # Task 3: score_night's 1000 ms becomes 1500 after the first poll on stdio, against a 3 s deadline; over HTTP the
 # first poll already asks for 2000 ms and the later ones for 1000, against 2.3 s. There a deadline clock started
 # after the first sleep (2 s late) polls twice past the deadline, and a loop that sleeps a whole interval before it
 # looks cancels at 3.0 s, 0.7 s late; on stdio a loop that keeps the first pace polls too soon.
 DEADLINES = {"stdio": (3.0, (None, 1500)), "http": (2.3, (2000, 1000))}
-RESUME_PACE = (1500,)  # Task 4's restarted client: another pace from the first reply on
 # The lab never has two questions open at once; a server may ("all outstanding requests"), so in Task 1 the check's
 # wire shows a second question beside the lab's first one and keeps the task input_required until it is answered.
 FIRST_KEY, SECOND_KEY = "epoch-7", "epoch-8"
@@ -59,18 +68,24 @@ REVIEW = {"night": "P07", "pause_ms": 10, "recheck_ms": 100}
 class StandIn:
     """What the check's wires change in the tasks/get results the learner reads, as another server may answer.
 
-    With `paces` set, the n-th tasks/get of a task shows pollIntervalMs paces[n - 1] (the last one from then on; None
-    keeps the lab's). With `second_question` set, SECOND_KEY is asked beside the lab's FIRST_KEY and stays open until
-    a tasks/update answers it (the lab ignores the unknown key, as the extension says a server should), and the keys
-    a tasks/update answers show once more on the next tasks/get. `served` keeps the pollIntervalMs, `statuses` the
+    With `paces` set, the n-th quiet result of a task (one that leaves no question unanswered) shows pollIntervalMs
+    paces[n - 1] (the last one from then on; None keeps the lab's, LEFT_OUT drops the field), and each result that
+    asks shows `asking_pace` (None keeps the lab's); with `hold_end` set, an ended task shows working until every
+    pace has been served. From its `unlimited_from`-th tasks/get on, ttlMs is null. With `second_question` set,
+    SECOND_KEY is asked beside the lab's FIRST_KEY and stays open until a tasks/update answers it (the lab ignores the
+    unknown key, as the extension says a server should), and the keys a tasks/update answers show once more on the
+    next tasks/get. `served` keeps the pollIntervalMs, `statuses` the
     status and `shown` the inputRequests of each result the learner read, by request id.
     """
 
     paces = None
+    asking_pace = None
+    hold_end = False
     second_question = False
+    unlimited_from = None  # the rank of the first result to show ttlMs null
 
     def _start_watching(self):
-        self.served, self.shown, self.statuses, self.polls = {}, {}, {}, {}
+        self.served, self.shown, self.statuses, self.polls, self.quiet = {}, {}, {}, {}, {}
         self.answered_keys, self.second_request, self.echo = set(), None, {}
 
     def _stand_in(self, frame, reply):
@@ -88,14 +103,27 @@ class StandIn:
         if frame.get("method") != "tasks/get" or "status" not in result:
             return
         task_id = _object(frame.get("params")).get("taskId")
-        self.polls[task_id] = self.polls.get(task_id, 0) + 1
+        rank = self.polls[task_id] = self.polls.get(task_id, 0) + 1
         if self.second_question:
             self._ask_second(result)
-        if "pollIntervalMs" in result:
-            if self.paces is not None:
-                pace = self.paces[min(self.polls[task_id], len(self.paces)) - 1]
-                result["pollIntervalMs"] = result["pollIntervalMs"] if pace is None else pace
-            self.served[frame.get("id")] = result["pollIntervalMs"]
+        if self.unlimited_from is not None and rank >= self.unlimited_from:
+            result["ttlMs"] = None
+        if set(_object(result.get("inputRequests"))) - self.answered_keys:
+            pace = self.asking_pace
+        elif self.paces is None:
+            pace = None
+        else:
+            quiet = self.quiet[task_id] = self.quiet.get(task_id, 0) + 1
+            pace = self.paces[min(quiet, len(self.paces)) - 1]
+            if self.hold_end and quiet < len(self.paces) and result["status"] in TERMINAL:
+                for ended in ("result", "error", "statusMessage"):
+                    result.pop(ended, None)
+                result["status"] = "working"
+        if pace == LEFT_OUT:
+            result.pop("pollIntervalMs", None)
+        elif pace is not None:
+            result["pollIntervalMs"] = pace
+        self.served[frame.get("id")] = result.get("pollIntervalMs")
         self.statuses[frame.get("id")] = result["status"]
         self.shown[frame.get("id")] = copy.deepcopy(_object(result.get("inputRequests")))
 
@@ -113,6 +141,29 @@ class StandIn:
         if asked:
             result["status"] = "input_required"
             result["inputRequests"] = asked
+
+
+def _pace(rng, level):
+    return rng.randint(*level)
+
+
+def _drawn_paces(rng, drawn):
+    """A short and a long pace in a drawn order, then `drawn` paces of drawn levels."""
+    levels = [*rng.sample((SHORT_MS, LONG_MS), 2), *(rng.choice((SHORT_MS, LONG_MS)) for _ in range(drawn))]
+    return tuple(_pace(rng, level) for level in levels)
+
+
+def draw_follow_paces(rng=None):
+    """Task 1's paces for a run: per wire, what a result that asks shows (`asking`) and what the quiet ones show, the
+    first without pollIntervalMs (`quiet`)."""
+    rng = rng or random.Random()
+    return {transport: {"asking": _pace(rng, rng.choice((SHORT_MS, LONG_MS))),
+                        "quiet": (LEFT_OUT, *_drawn_paces(rng, FOLLOW_DRAWN))} for transport in ("stdio", "http")}
+
+
+def draw_resume_paces(rng=None):
+    """Task 4's paces for a run (every result is quiet: score_night asks nothing)."""
+    return _drawn_paces(rng or random.Random(), RESUME_DRAWN)
 
 
 def _next_epoch_question(request):
@@ -296,8 +347,17 @@ def pace_problem(wire, written, task_id):
     shown_before = []
     for (before, first), (after, _) in zip(polls, polls[1:]):
         asked = intervals.get(first.get("id"))
+        if wire.statuses.get(first.get("id")) in TERMINAL:
+            continue  # a poll after the end breaks another rule, which after_end_problem names
         if _answered_between(written, before, after):
             continue  # a poll right after a tasks/update, to see it taken, as the lesson's does: not judged
+        if asked is None and wire.served.get(first.get("id"), 0) is None and after - before < OWN_WAIT_S:
+            return dict(problem=f"You polled {round((after - before) * 1000)} ms after a tasks/get whose result had "
+                                "no pollIntervalMs.",
+                        hint="pollIntervalMs is optional: without it the extension names no interval, but the "
+                             "interval is there so that clients do not overwhelm the server. Wait one of your own "
+                             "(the last one the task gave, or a second): the check takes any pause of "
+                             f"{round(OWN_WAIT_S * 1000)} ms or more there.")
         if asked is not None and after - before < asked / 1000 - PACE_SLACK_S:
             changed = next((earlier for earlier in shown_before
                             if earlier != asked and abs(after - before - earlier / 1000) <= OLD_PACE_S), None)
@@ -367,6 +427,8 @@ def slow_poll_problem(wire, written, task_id):
              if frame.get("method") == "tasks/get" and _object(frame.get("params")).get("taskId") == task_id]
     for (before, first), (after, _) in zip(polls, polls[1:]):
         asked = wire.served.get(first.get("id"))
+        if wire.statuses.get(first.get("id")) in TERMINAL:
+            continue  # a poll after the end breaks another rule, which after_end_problem names
         if asked is not None and after - before > asked / 1000 + SILENCE_SLACK_S:
             return dict(problem=f"You polled {after - before:.1f} s after a tasks/get that asked for {asked} ms "
                                 "(pollIntervalMs).",
@@ -459,24 +521,28 @@ def repeat_problem(written):
 
 # --- task 1: follow a task to its end -----------------------------------------------------------
 
-def check_follow(follow_task):
-    """follow_task(wire, task_id, answer) must poll at pollIntervalMs, answer each question once, return the end."""
+def check_follow(follow_task, paces=None):
+    """follow_task(wire, task_id, answer) must poll at pollIntervalMs, answer each question once, return the end.
+
+    `paces` ({transport: {"asking": ms, "quiet": (ms, ...)}}, see StandIn) are the pollIntervalMs the wires serve;
+    drawn for the run when None.
+    """
     if missing(follow_task):
         not_done("define follow_task(wire, task_id, answer) first.")
         return
+    paces = draw_follow_paces() if paces is None else paces
     with lab_pair() as (stdio, http, _):
         for wire in (stdio, http):
-            if not _follow_on(follow_task, wire):
+            if not _follow_on(follow_task, wire, paces[wire.transport]):
                 return
         if not _follow_failed_on(follow_task, stdio):
             return
-    paces = " and ".join(f"{FOLLOW_PACES[name][-1]} ms {where}" for name, where in (("stdio", "on stdio"),
-                                                                                   ("http", "over HTTP")))
     passed("follow_task drove review_night to completed on stdio and over HTTP: it slept the pollIntervalMs of the "
-           f"latest reply between polls (the check's wires changed it after the first poll, to {paces}), called "
-           "answer once for each question with its inputRequests entry and sent what answer returned, answered both "
-           "of the two open at once before the next poll, sent Mcp-Name on every HTTP tasks/* request and stopped "
-           "at the terminal status; and it returned a task that had failed already after one poll.")
+           "latest reply between polls (the check's wires served another one, drawn for this run, at each poll, "
+           "left it out of one reply on each wire and sent ttlMs null), called answer once for each question with "
+           "its inputRequests entry and sent what answer returned, answered both of the two open at once before the "
+           "next poll, sent Mcp-Name on every HTTP tasks/* request and stopped at the terminal status; and it "
+           "returned a task that had failed already after one poll.")
 
 
 def failed_task(wire):
@@ -489,7 +555,7 @@ def failed_task(wire):
 
 
 def _follow_failed_on(follow_task, wire):
-    wire.paces, wire.second_question = None, False
+    wire.paces, wire.asking_pace, wire.second_question, wire.unlimited_from, wire.hold_end = None, None, False, None, False
     task_id = failed_task(wire)
     mark = time.monotonic()
     outcome = attempt(follow_task, wire, task_id, the_user, guard=ENDED_GUARD_S)
@@ -517,9 +583,10 @@ def _follow_failed_on(follow_task, wire):
     return True
 
 
-def _follow_on(follow_task, wire):
+def _follow_on(follow_task, wire, paces):
     task_id = start(wire, "review_night", dict(REVIEW))
-    wire.paces, wire.second_question = FOLLOW_PACES[wire.transport], True
+    wire.paces, wire.asking_pace, wire.second_question, wire.unlimited_from, wire.hold_end = (
+        paces["quiet"], paces["asking"], True, UNLIMITED_FROM, True)
     mark = time.monotonic()
     calls, returned = [], {}
 
@@ -572,7 +639,7 @@ def _follow_on(follow_task, wire):
                hint="Stop polling at a terminal status: completed, failed or cancelled.")
         return False
     if outcome.error is not None:
-        failed(f"follow_task raised {outcome.error_text} on {wire.transport}.")
+        failed(f"follow_task raised {outcome.error_text} on {wire.transport}.", **optional_fields_hint(outcome))
         return False
     wrapped = wrapped_problem(outcome.value, "follow_task")
     if wrapped:
@@ -607,6 +674,20 @@ def _follow_on(follow_task, wire):
                hint="Return the tasks/get result that showed the terminal status.")
         return False
     return True
+
+
+def optional_fields_hint(outcome):
+    """failed() hint arguments when a learner's loop broke on a field a task may leave out or set to null."""
+    text = outcome.error_text
+    if "pollIntervalMs" in text:
+        return dict(hint="pollIntervalMs is optional in a task (pollIntervalMs?: number), and the check's wire left it "
+                         "out of one reply, as a server may: read it with .get(), and when it is missing wait an "
+                         "interval of your own (the last one the task gave, or a second).")
+    if "ttlMs" in text or "NoneType" in text:
+        return dict(hint="ttlMs may be null, which means unlimited: the task does not expire (the check's wire "
+                         "served null, as a server may). Use ttlMs only when it is a number; and pollIntervalMs may "
+                         "be missing altogether.")
+    return {}
 
 
 # --- task 2: what a finished task means ---------------------------------------------------------
@@ -852,7 +933,7 @@ def _silence_problem(wire, written, task_id, mark):
     polls = len(moments) - 2
     said = "without a single tasks/get" if polls == 0 else f"with {polls} tasks/get"
     for (before, asked_ms), (after, _) in zip(moments, moments[1:]):
-        if after - before > asked_ms / 1000 + SILENCE_SLACK_S:
+        if asked_ms is not None and after - before > asked_ms / 1000 + SILENCE_SLACK_S:
             return dict(problem=f"stop_at_deadline waited {after - before:.1f} s between two requests, {said} before "
                                 f"it cancelled; the task asked for a poll every {asked_ms} ms.",
                         hint="Keep polling at pollIntervalMs until the deadline: the task may end, fail or ask for "
@@ -877,11 +958,15 @@ def _rejected(wire, method):
 
 # --- task 4: survive a restart ------------------------------------------------------------------
 
-def check_restart(start_and_save, resume):
-    """start_and_save(wire, night, path) keeps the task id in a file; resume(wire, path) follows it from a new process."""
+def check_restart(start_and_save, resume, paces=None):
+    """start_and_save(wire, night, path) keeps the task id in a file; resume(wire, path) follows it from a new process.
+
+    `paces` are the pollIntervalMs the restarted client's wire serves; drawn for the run when None.
+    """
     if missing(start_and_save) or missing(resume):
         not_done("define start_and_save(wire, night, path) and resume(wire, path) first.")
         return
+    paces = draw_resume_paces() if paces is None else paces
     # The restarted client's lab (stdio) is up before the tasks start, so resume runs while night P07 still works
     # (4 epochs x 300 ms) and has to follow it: a resume that polls once or never sleeps shows it.
     with lab_pair() as (fresh, worker, _), tempfile.TemporaryDirectory(prefix="ex20-ids-") as folder:
@@ -933,7 +1018,7 @@ def check_restart(start_and_save, resume):
         restarted = str(Path(folder) / "restarted.task")
         for saved in Path(folder).glob("P07.task*"):
             Path(restarted + saved.name[len("P07.task"):]).write_bytes(saved.read_bytes())
-        fresh.paces = RESUME_PACE
+        fresh.paces, fresh.unlimited_from, fresh.hold_end = paces, 1, True
         mark = time.monotonic()
         resumed = attempt(resume, fresh, restarted, guard=GUARD_S)
         written = since(fresh, mark)
@@ -957,8 +1042,8 @@ def check_restart(start_and_save, resume):
                hint="Read the task id back from the path: after a restart nothing in memory is left, and a variable "
                     "that survived here holds whichever task was started last.")
         return
-    for problem in (wire_problem(fresh, written, ids["P07"]), pace_problem(fresh, written, ids["P07"]),
-                    slow_poll_problem(fresh, written, ids["P07"])):
+    for problem in (wire_problem(fresh, written, ids["P07"]), after_end_problem(fresh, written, ids["P07"], "resume"),
+                    pace_problem(fresh, written, ids["P07"]), slow_poll_problem(fresh, written, ids["P07"])):
         if problem:
             failed(_in_resume(problem.pop("problem")), **problem)
             return
@@ -970,7 +1055,7 @@ def check_restart(start_and_save, resume):
                hint="Stop polling at a terminal status: completed, failed or cancelled.")
         return
     if resumed.error is not None:
-        failed(f"resume raised {resumed.error_text}.")
+        failed(f"resume raised {resumed.error_text}.", **optional_fields_hint(resumed))
         return
     wrapped = wrapped_problem(resumed.value, "resume")
     if wrapped:

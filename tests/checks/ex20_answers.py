@@ -3,8 +3,16 @@ one mistake switched on (the right answer when none is)."""
 
 import time
 
+from checks.ex20_tasks import LEFT_OUT
 from mcpwire import frames, tasks
 
+# The pollIntervalMs the check's wires serve in these rows (a run draws its own, see checks.ex20_tasks.StandIn). On
+# Task 1's stdio wire a result that asks a question asks for 800 ms; the quiet ones ask for 500 ms, then leave it out,
+# then ask for 1200 ms, and the task ends at the fourth. Over HTTP: 500 ms, and 500, none, 400. Task 4's restarted
+# client sees 1500 ms, then 150.
+FOLLOW_PACES = {"stdio": {"asking": 800, "quiet": (500, LEFT_OUT, 1200, 500)},
+                "http": {"asking": 500, "quiet": (500, LEFT_OUT, 400, 400)}}
+RESUME_PACES = (1500, 150, 150)
 TASKS = {frames.CLIENT_CAPABILITIES_KEY: {"extensions": {tasks.EXTENSION: {}}}}
 ARGUMENTS = {"epochs": 4, "pause_ms": 300}
 
@@ -25,7 +33,7 @@ def follower(*, pace=None, paces=None, after_update=None, respond=None, dedup=Tr
     `after_update` wait, `respond(key, request)` sent instead of what answer() returned (which is still called),
     questions answered again, a stop at input_required, no Mcp-Name header, another envelope."""
     def follow_task(wire, task_id, answer):
-        answered, polls = set(), 0
+        answered, polls, wait_ms = set(), 0, 1000
         while True:
             task = task_request(wire, "tasks/get", {"taskId": task_id}, name_header=name_header, meta=meta).result
             polls += 1
@@ -43,10 +51,11 @@ def follower(*, pace=None, paces=None, after_update=None, respond=None, dedup=Tr
                     task_request(wire, "tasks/update", {"taskId": task_id, "inputResponses": answers},
                                  name_header=name_header, meta=meta)
                     answered.update(fresh)
+            wait_ms = task.get("pollIntervalMs", wait_ms)  # optional: without it, the last one
             if paces is not None:
                 time.sleep(paces[min(polls, len(paces)) - 1])
             elif fresh and after_update is not None:
                 time.sleep(after_update)
             else:
-                time.sleep(task["pollIntervalMs"] / 1000 if pace is None else pace)
+                time.sleep(wait_ms / 1000 if pace is None else pace)
     return follow_task

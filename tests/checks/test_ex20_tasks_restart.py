@@ -3,13 +3,14 @@ answers written differently pass. The rows of each task are a file of their own 
 workers: most of their time is the lab's polling pace, spent waiting."""
 
 import json
+import re
 import time
 from pathlib import Path
 
 import pytest
 
 import checks
-from ex20_answers import ARGUMENTS, TASKS, follower, stub, task_request
+from ex20_answers import ARGUMENTS, RESUME_PACES, TASKS, follower, stub, task_request
 from mcpwire import frames, tasks
 
 
@@ -43,7 +44,7 @@ def test_restart_right(verdict, start, resume):
 def test_resume_returning_the_reply(verdict):
     def resume_reply(wire, path):
         return tasks.follow(wire, Path(path).read_text().strip(), deadline_s=30)
-    out = verdict(checks.check_restart, start_and_save_text, resume_reply)
+    out = verdict(checks.check_restart, start_and_save_text, resume_reply, RESUME_PACES)
     assert out.startswith("✗ resume returned a Reply object") and "Return reply.result" in out, out
 
 
@@ -58,7 +59,7 @@ def test_restart_with_the_id_in_memory(verdict):
 
     def resume_from_memory(wire, path):
         return follower()(wire, kept["task"], None)
-    out = verdict(checks.check_restart, start_in_memory, resume_from_memory)
+    out = verdict(checks.check_restart, start_in_memory, resume_from_memory, RESUME_PACES)
     assert "does not hold its task id" in out
 
 
@@ -71,7 +72,7 @@ def test_restart_reading_another_task(verdict):
 
     def resume_the_last(wire, path):
         return follower()(wire, kept["task"], None)
-    out = verdict(checks.check_restart, start_both_ways, resume_the_last)
+    out = verdict(checks.check_restart, start_both_ways, resume_the_last, RESUME_PACES)
     assert "resume polled the other night's task" in out
 
 
@@ -85,14 +86,14 @@ def test_restart_with_the_id_kept_by_path(verdict):
 
     def resume_keyed(wire, path):
         return follower()(wire, saved[str(path)], None)
-    out = verdict(checks.check_restart, start_keyed, resume_keyed)
+    out = verdict(checks.check_restart, start_keyed, resume_keyed, RESUME_PACES)
     assert out.startswith("✗ resume polled no task the file named, not the task in the file it was given; it raised "
                           "KeyError"), out
 
 
 def test_starting_the_same_night_every_time(verdict):
     # A blind learner run: night P07 written in crashed the check with a TypeError.
-    out = verdict(checks.check_restart, start_with_arguments({**ARGUMENTS, "night": "P07"}), resume_json)
+    out = verdict(checks.check_restart, start_with_arguments({**ARGUMENTS, "night": "P07"}), resume_json, RESUME_PACES)
     assert out.startswith("✗ start_and_save, asked for night P08, started no score_night for it; its tools/call "
                           "named 'P07'."), out
 
@@ -110,7 +111,7 @@ def test_resume_sending_the_file_text_as_it_is(verdict, write, said):
 
     def resume_raw(wire, path):
         return follower()(wire, Path(path).read_text(), None)
-    out = verdict(checks.check_restart, start_and_save, resume_raw)
+    out = verdict(checks.check_restart, start_and_save, resume_raw, RESUME_PACES)
     assert out.startswith("✗ resume polled the task id ") and said in out and ".strip() the text" in out, out
 
 
@@ -127,12 +128,12 @@ def test_resume_at_the_interval_saved_beside_the_id(verdict):
         while (task := task_request(wire, "tasks/get", {"taskId": task_id}).result)["status"] == "working":
             time.sleep(wait_s)
         return task
-    out = verdict(checks.check_restart, start_keeping_the_interval, resume_at_the_saved_interval)
+    out = verdict(checks.check_restart, start_keeping_the_interval, resume_at_the_saved_interval, RESUME_PACES)
     assert out.startswith("✗ resume polled ") and "the task asked for 1500 ms (pollIntervalMs)" in out, out
 
 
 def test_restart_stub(verdict):
-    assert verdict(checks.check_restart, stub, stub).startswith("not done yet")
+    assert verdict(checks.check_restart, stub, stub, RESUME_PACES).startswith("not done yet")
 
 def start_with_arguments(arguments, name="score_night", meta=TASKS):
     def start_and_save(wire, night, path):
@@ -162,14 +163,14 @@ def resume_sleeping_first(wire, path):
 
 
 def test_restart_right_written_differently(verdict):
-    out = verdict(checks.check_restart, start_with_the_helper_declaration, resume_sleeping_first)
+    out = verdict(checks.check_restart, start_with_the_helper_declaration, resume_sleeping_first, RESUME_PACES)
     assert out.startswith("✓ The task id outlived its client")
 
 
 def test_resume_that_polls_once(verdict):
     def poll_once(wire, path):
         return task_request(wire, "tasks/get", {"taskId": json.loads(Path(path).read_text())["taskId"]}).result
-    out = verdict(checks.check_restart, start_and_save_json, poll_once)
+    out = verdict(checks.check_restart, start_and_save_json, poll_once, RESUME_PACES)
     assert "resume returned a task that is still working" in out and "Keep polling the saved task" in out
 
 
@@ -180,7 +181,7 @@ def test_resume_that_never_sleeps(verdict):
             task = task_request(wire, "tasks/get", {"taskId": task_id}).result
             if task["status"] in ("completed", "failed", "cancelled"):
                 return task
-    out = verdict(checks.check_restart, start_and_save_json, busy)
+    out = verdict(checks.check_restart, start_and_save_json, busy, RESUME_PACES)
     assert out.startswith("✗ resume polled ") and "the task asked for 1500 ms (pollIntervalMs)" in out
 
 
@@ -191,8 +192,21 @@ def test_resume_at_a_fixed_pace(verdict):
         while (task := task_request(wire, "tasks/get", {"taskId": task_id}).result)["status"] == "working":
             time.sleep(1)
         return task
-    out = verdict(checks.check_restart, start_and_save_json, one_second)
+    out = verdict(checks.check_restart, start_and_save_json, one_second, RESUME_PACES)
     assert out.startswith("✗ resume polled ") and "the task asked for 1500 ms (pollIntervalMs)" in out, out
+
+
+@pytest.mark.parametrize("pause_s", [1.5, 2.0])
+def test_resume_at_a_fixed_pause(verdict, pause_s):
+    # A blind learner run: a fixed 1.5 or 2 s sleep passed, as the night ended after two polls. The restarted client's
+    # wire now draws a short and a long pace for each run and shows the task working until it has served them all.
+    def fixed(wire, path):
+        task_id = json.loads(Path(path).read_text())["taskId"]
+        while (task := task_request(wire, "tasks/get", {"taskId": task_id}).result)["status"] == "working":
+            time.sleep(pause_s)
+        return task
+    out = verdict(checks.check_restart, start_and_save_json, fixed)
+    assert re.match(rf"✗ resume polled {pause_s:.1f} s after a tasks/get that asked for (1\d\d|200) ms", out), out
 
 
 def test_start_and_save_that_closes_the_wire(verdict):
@@ -200,7 +214,7 @@ def test_start_and_save_that_closes_the_wire(verdict):
     def closes(wire, night, path):
         start_and_save_json(wire, night, path)
         wire.close()
-    out = verdict(checks.check_restart, closes, resume_json)
+    out = verdict(checks.check_restart, closes, resume_json, RESUME_PACES)
     assert out.startswith("✗ start_and_save closed the wire it was given.") and "Leave the wire open" in out, out
 
 
@@ -209,7 +223,7 @@ def test_resume_that_closes_the_wire(verdict):
         task = resume_json(wire, path)
         wire.close()
         return task
-    out = verdict(checks.check_restart, start_and_save_json, closes)
+    out = verdict(checks.check_restart, start_and_save_json, closes, RESUME_PACES)
     assert out.startswith("✗ resume closed the wire it was given."), out
 
 
@@ -220,7 +234,7 @@ def test_saving_the_id_only_once_the_task_ended(verdict):
         task_id = reply.result["taskId"]
         follower()(wire, task_id, None)
         Path(path).write_text(task_id)
-    out = verdict(checks.check_restart, save_at_the_end, resume_text)
+    out = verdict(checks.check_restart, save_at_the_end, resume_text, RESUME_PACES)
     assert "start_and_save returned only after the task of night P07 had ended" in out
 
 
@@ -230,16 +244,16 @@ def test_saving_the_id_only_once_the_task_ended(verdict):
     ({"epochs": 4, "pause_ms": 1}, "start_and_save sent pause_ms: 1; the task asks for pause_ms: 300"),
 ])
 def test_starting_with_other_arguments(verdict, arguments, said):
-    assert said in verdict(checks.check_restart, start_with_arguments(arguments), resume_json)
+    assert said in verdict(checks.check_restart, start_with_arguments(arguments), resume_json, RESUME_PACES)
 
 
 def test_starting_the_other_tool(verdict):
-    out = verdict(checks.check_restart, start_with_arguments(ARGUMENTS, name="review_night"), resume_json)
+    out = verdict(checks.check_restart, start_with_arguments(ARGUMENTS, name="review_night"), resume_json, RESUME_PACES)
     assert "start_and_save called 'review_night'; the task asks for score_night" in out
 
 
 def test_starting_without_the_extension(verdict):
-    out = verdict(checks.check_restart, start_with_arguments(ARGUMENTS, meta=frames.DEFAULT), resume_json)
+    out = verdict(checks.check_restart, start_with_arguments(ARGUMENTS, meta=frames.DEFAULT), resume_json, RESUME_PACES)
     assert "did not declare the tasks extension, so the lab ran score_night as a plain call" in out
 
 
@@ -247,13 +261,13 @@ def test_resume_without_the_extension(verdict):
     def undeclared(wire, path):
         task_id = json.loads(Path(path).read_text())["taskId"]
         return follower(meta=frames.DEFAULT)(wire, task_id, None)
-    out = verdict(checks.check_restart, start_and_save_json, undeclared)
+    out = verdict(checks.check_restart, start_and_save_json, undeclared, RESUME_PACES)
     assert "resume's tasks/get did not declare the tasks extension" in out and "-32021" in out
 
 
 def test_starting_without_pause_ms(verdict):
     # A blind learner run: told the night would take six seconds, which only a missing epochs makes true.
-    out = verdict(checks.check_restart, start_with_arguments({"epochs": 4}), resume_json)
+    out = verdict(checks.check_restart, start_with_arguments({"epochs": 4}), resume_json, RESUME_PACES)
     assert out.startswith("✗ start_and_save left out pause_ms") and "six seconds" not in out, out
     assert "a default is the server's to change" in out
 
@@ -265,7 +279,7 @@ def test_polling_before_saving_the_id(verdict):
             "night": night, "epochs": 4, "pause_ms": 300}}, meta=TASKS)
         task_request(wire, "tasks/get", {"taskId": reply.result["taskId"]})
         Path(path).write_text(reply.result["taskId"])
-    out = verdict(checks.check_restart, poll_first, resume_text)
+    out = verdict(checks.check_restart, poll_first, resume_text, RESUME_PACES)
     assert out.startswith("✗ start_and_save sent a tasks/get for night P07 before it wrote the task id to the file"), out
     assert "Write the id first" in out
 
@@ -277,4 +291,4 @@ def test_polling_after_saving_the_id(verdict):
             "night": night, "epochs": 4, "pause_ms": 300}}, meta=TASKS)
         Path(path).write_text(reply.result["taskId"])
         task_request(wire, "tasks/get", {"taskId": reply.result["taskId"]})
-    assert verdict(checks.check_restart, save_then_poll, resume_text).startswith("✓ The task id outlived its client")
+    assert verdict(checks.check_restart, save_then_poll, resume_text, RESUME_PACES).startswith("✓ The task id outlived its client")
