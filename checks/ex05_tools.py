@@ -14,8 +14,9 @@ DETAIL_LIMIT = 400  # both compared details are cut at the same length, and say 
 
 # --- task 1: search, then read the best hit ------------------------------------------------
 
-# A space, a non-ASCII letter (only lab syncs name Tomás: folded to "tomas" it matches nothing), and no match at all.
-TOPICS = ["actigraphy", "spindle density", "Tomás", "zebrafish"]
+# A space, a non-ASCII letter (only lab syncs name Tomás: folded to "tomas" it matches nothing), no match at all, and
+# white space at both ends (the lab finds the same note either way: only the query sent tells a strip() apart).
+TOPICS = ["actigraphy", "spindle density", "Tomás", "zebrafish", "  hypnogram scoring\n"]
 
 
 def tool_definitions(wire):
@@ -168,7 +169,9 @@ def _judge_topic(topic, expected, calls, outcome, tools):
     if query != topic:
         found = ("the same note's tags came back this time" if outcome.value == expected else
                  f"you returned {short(outcome.value)}, where the best note's tags are {expected}")
-        failed(f"{story}, you searched for {shown(query)}, not for the topic {topic!r} as it is; {found}.",
+        stripped = " (the white space at its ends is gone)" if isinstance(query, str) and query == topic.strip() \
+            and query != topic else ""
+        failed(f"{story}, you searched for {shown(query)}, not for the topic {topic!r} as it is{stripped}; {found}.",
                hint="Pass the topic as the query, unchanged: the server reads it as text (case, spaces and letters "
                     "such as á included), and another query may find another note or none.")
         return False

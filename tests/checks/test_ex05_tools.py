@@ -443,3 +443,13 @@ def test_a_kind_looked_up_by_request_id_fails_on_the_next_run(verdict, lab):
 ])
 def test_reply_kinds_second_run_right_answers_pass(verdict, lab, work):
     assert verdict(checks.check_reply_kinds, work, lab).startswith("✓ classify sorted all 15 replies"), work
+
+
+# --- found by a third blind learner run: a query changed by strip() passed ------------------------------------------
+
+def test_search_then_read_with_the_topic_stripped_fails(verdict, lab):
+    out = verdict(checks.check_search_then_read, lambda call_tool, topic: best_note_tags()(call_tool, topic.strip()),
+                  lab)
+    assert fails_naming(out, ("For the topic '  hypnogram scoring\\n', you searched for 'hypnogram scoring'",
+                              "the white space at its ends is gone", "the same note's tags came back",
+                              "Pass the topic as the query, unchanged")), out
