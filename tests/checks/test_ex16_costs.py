@@ -651,3 +651,16 @@ def test_break_even_judged_by_the_end_is_still_told_so(verdict):
     # the_last_crossing finds the crossing in the session cut off there: what came later changed its answer.
     out = verdict(checks.check_break_even, the_last_crossing)
     assert fails_naming(out, ("returned None", "costs more again by the end")), out
+
+
+def drops_only_the_blocks_for_the_user_alone(result):
+    """Right, written differently: leaves out a block whose audience is exactly ["user"], and keeps the rest."""
+    if result.get("structuredContent") is not None:
+        return solution_copy(result)
+    return "\n".join(block["text"] for block in result.get("content", []) if block.get("type") == "text"
+                     and block.get("annotations", {}).get("audience") != ["user"])
+
+
+def test_model_copy_dropping_only_the_blocks_for_the_user_alone_passes(verdict, lab):
+    out = verdict(checks.check_model_copy, drops_only_the_blocks_for_the_user_alone, lab)
+    assert out.startswith("✓ Your host gives the model 229 tokens") and "one for the user and the assistant" in out, out
