@@ -35,7 +35,7 @@ from mcp_types import (
 from pydantic import model_validator
 
 from labserver.cue_sound import WAV_MIME_TYPE, describe_cue, tmr_cue_wav
-from labserver.recipients import RECIPIENT_SCHEMA, contact_line, recipient_problems
+from labserver.recipients import RECIPIENT_SCHEMA, contact_line, recipient_problems, recipient_validator
 from labserver.resources import HYPNOGRAM_URI, INDEX_URI
 from labserver.tools import READS, hints
 
@@ -155,3 +155,4 @@ def register_content_fixtures(mcp: MCPServer) -> None:
         "answers with the contact line, or a tool error naming every field that breaks the form.")
     tool.parameters = copy.deepcopy(RECIPIENT_SCHEMA)
     tool.fn_metadata.arg_model = WholeArguments
+    recipient_validator()  # built at start, so that a first call does not wait for jsonschema's import

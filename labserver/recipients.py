@@ -10,9 +10,8 @@ signature cannot say any of this, and it is the schema the lab checks arguments 
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
-
-from jsonschema import Draft202012Validator
 
 JSON_SCHEMA_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 
@@ -42,13 +41,22 @@ RECIPIENT_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 
-_VALIDATOR = Draft202012Validator(RECIPIENT_SCHEMA)
+@cache
+def recipient_validator() -> Any:
+    """The form's Draft 2020-12 validator, built once.
+
+    jsonschema is imported here, not at the top: it takes a noticeable part of a second to import (seconds on
+    a loaded machine), and every lab start would pay it, with or without the one tool that uses it.
+    """
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(RECIPIENT_SCHEMA)
 
 
 def recipient_problems(arguments: object) -> list[str]:
     """Every way `arguments` breaks the form, each as 'where: what', in a stable order; [] when it fits."""
     problems = []
-    for error in _VALIDATOR.iter_errors(arguments):
+    for error in recipient_validator().iter_errors(arguments):
         where = "/".join(str(part) for part in error.absolute_path) or "arguments"
         # An anyOf's own message quotes the whole instance; the branches it tried say what is missing.
         what = ("none of these holds: " + "; ".join(sorted(branch.message for branch in error.context))
