@@ -503,8 +503,9 @@ def _judge_partial(outcome, took, after_reply):
     if outcome.hung:
         failed(f"{sent} Your function was still waiting {GRACE_S} seconds after its timeout.",
                hint="Something waited past the deadline: a read that has no timeout waits for ever on a silent "
-                    "server, a wait that starts over after each line runs past it, and so does a deadline set later "
-                    "than time.monotonic() + timeout.", more=TIMEOUT_HINT)
+                    "server, and a wait of a fixed length longer than what is left of the deadline, a wait that "
+                    "starts over after each line and a deadline set later than time.monotonic() + timeout all run "
+                    "past it.", more=TIMEOUT_HINT)
         return False
     if isinstance(outcome.error, TimeoutError):
         text = str(outcome.error)

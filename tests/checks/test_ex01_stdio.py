@@ -804,8 +804,8 @@ def test_stdio_loop_second_run_right_answers_pass(verdict, work):
 
 # --- found by a third blind learner run: a message that blamed a cause the loop did not have -----------------------
 
-def checks_the_deadline_each_second(proc, frames, timeout=5.0):
-    """Wrong: waits a second at a time and looks at the deadline only between waits, so it overruns by up to one."""
+def checks_the_deadline_between_waits(proc, frames, timeout=5.0, wait_s=1):
+    """Wrong: waits wait_s at a time and looks at the deadline only between waits, so it overruns by up to wait_s."""
     write_all(proc, frames)
     lines = queue.Queue()
     threading.Thread(target=pump, args=(proc.stdout, lines), daemon=True).start()
@@ -815,7 +815,7 @@ def checks_the_deadline_each_second(proc, frames, timeout=5.0):
         if time.monotonic() >= deadline:
             raise TimeoutError(f"still waiting for {waiting!r}")
         try:
-            message = json.loads(lines.get(timeout=1))
+            message = json.loads(lines.get(timeout=wait_s))
         except queue.Empty:
             continue
         if "method" not in message and message["id"] in waiting:
@@ -825,7 +825,15 @@ def checks_the_deadline_each_second(proc, frames, timeout=5.0):
 
 
 def test_a_deadline_checked_once_a_second_is_told_what_was_seen(verdict):
-    out = verdict(checks.check_stdio_loop, checks_the_deadline_each_second)
+    out = verdict(checks.check_stdio_loop, checks_the_deadline_between_waits)
     # The reply to 'quick' comes at 1.2 s; the next one-second wait ends at 2.2 s, past the 1.5 s deadline.
     assert out.startswith("✗") and "only after 2." in out and "seconds after the reply to 'quick' came" in out, out
     assert "the check allows 0.7" in out and "a wait of a fixed length (a second, say)" in out, out
+
+
+def test_a_two_second_wait_stopped_by_the_check_is_told_a_fixed_wait_overruns(verdict):
+    # Its wait after the reply to 'quick' would end at 3.2 s: the check stops it at 3.0 s, 1.5 s past the timeout.
+    out = verdict(checks.check_stdio_loop, lambda proc, frames, timeout=5.0: checks_the_deadline_between_waits(
+        proc, frames, timeout, wait_s=2))
+    assert out.startswith("✗") and "still waiting 1.5 seconds after its timeout" in out, out
+    assert "a wait of a fixed length longer than what is left of the deadline" in out, out
