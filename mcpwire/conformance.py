@@ -21,6 +21,10 @@ from .streamable_http import HttpWire
 CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
 CAPABILITIES = {"elicitation": {"form": {}}, "sampling": {}, "roots": {}}
 MAX_ROUNDS = 5
+# The suite serves a requirements run's 39 client scenarios from one Node process at once: on two busy cores a
+# reply took more than the 10 s HttpWire and OAuth wait by default. The suite limits each scenario's time
+# itself (--timeout).
+REPLY_TIMEOUT_S = 60.0
 
 
 def example_value(schema):
@@ -54,12 +58,13 @@ def answer_input(request):
 
 class Session:
     def __init__(self, url, version, context):
-        self.wire = HttpWire(url)
+        self.wire = HttpWire(url, timeout=REPLY_TIMEOUT_S)
         self.legacy = version != frames.PROTOCOL_VERSION
         self.wire.default_version = version
         self.auth = OAuth(client_id=context.get("client_id"), client_secret=context.get("client_secret"),
                           auth_method="client_secret_basic" if context.get("client_secret") else None,
-                          client_metadata_url=CLIENT_METADATA_URL, client_name="mcpwire conformance client")
+                          client_metadata_url=CLIENT_METADATA_URL, client_name="mcpwire conformance client",
+                          timeout=REPLY_TIMEOUT_S)
         self.auth.attach(self.wire)
         self.next_id = 1
 

@@ -65,6 +65,7 @@ class Scenario:
     name: str
     seconds: float | None  # None when the scenario never finished
     checks: list[Check]
+    client_stderr: str = ""  # what a tested client printed on stderr (the suite keeps it as stderr.txt)
 
     def count(self, status):
         return sum(check.status == status for check in self.checks)
@@ -105,7 +106,9 @@ def read_results(folder):
             continue
         checks = [Check(name, raw["id"], raw["status"], raw.get("errorMessage") or raw.get("description", ""))
                   for raw in json.loads(written.read_text())]
-        started_at.append((start, Scenario(name, round(written.stat().st_mtime - start, 2), checks)))
+        stderr = found / "stderr.txt"
+        client_stderr = stderr.read_text(errors="replace") if stderr.exists() else ""
+        started_at.append((start, Scenario(name, round(written.stat().st_mtime - start, 2), checks, client_stderr)))
     return [scenario for _, scenario in sorted(started_at, key=lambda pair: (pair[0], pair[1].name))]
 
 
@@ -256,6 +259,8 @@ def report(run):
         took = f"{scenario.seconds:.2f} s" if scenario.seconds is not None else "did not finish"
         lines.append(f"{scenario.name}  ({scenario.count('SUCCESS')} passed, {scenario.count('FAILURE')} failed, {took})")
         lines += [f"  {MARK.get(check.status, '?')} {check.status:<8} {check.id}: {check.message}" for check in scenario.checks]
+        if scenario.client_stderr.strip() and any(check.status in NOT_PASSING for check in scenario.checks):
+            lines += [f"  client stderr: {line}" for line in scenario.client_stderr.strip().splitlines()[-3:]]
     lines.append(f"Total: {run.count('SUCCESS')} passed, {run.count('FAILURE')} failed, {run.count('WARNING')} warnings "
                  f"in {len(run.scenarios)} scenarios; the suite exited {run.exit_code}")
     lines += [f"Not in the expected failures: {check.scenario}:{check.id}: {check.message}" for check in run.unexpected]

@@ -23,7 +23,10 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
 
 def judged(run):
+    failing = {check.scenario for check in run.unexpected}
+    said = {s.name: s.client_stderr.strip().splitlines()[-1:] for s in run.scenarios if s.name in failing}
     listed = "\n".join(f"  {check.scenario}:{check.id} ({check.status}): {check.message}" for check in run.unexpected)
+    listed += "".join(f"\n  {name}: the client said {lines[0]!r}" for name, lines in said.items() if lines)
     assert not run.unexpected, f"failing checks conformance/expected-failures.yml does not list:\n{listed}"
     assert not run.stale, f"listed in conformance/expected-failures.yml but passing now (remove them): {run.stale}"
     assert run.exit_code == 0, run.output[-3000:]

@@ -48,10 +48,13 @@ def test_a_server_results_folder_reads_as_scenarios_in_start_order_with_their_ru
     assert scenarios[0].checks[0].message == "no ETag"  # a failure's own message, not what the check verifies
 
 
-def test_a_client_scenario_with_a_slash_is_named_from_its_nested_folder(tmp_path):
+def test_a_client_scenario_with_a_slash_is_named_from_its_nested_folder_and_keeps_the_clients_stderr(tmp_path):
     write_result(tmp_path / "auth" / f"metadata-default-{START}", "auth/metadata-default", [raw("prm", "SUCCESS")])
-    write_result(tmp_path / f"tools_call-{START}", "tools_call", [raw("tool-call", "SUCCESS")])
-    assert [s.name for s in suite.read_results(tmp_path)] == ["auth/metadata-default", "tools_call"]
+    write_result(tmp_path / f"tools_call-{START}", "tools_call", [raw("tool-add-numbers", "FAILURE")])
+    (tmp_path / f"tools_call-{START}" / "stderr.txt").write_text("starting\nno reply to id 1 within 10.0 s\n")
+    scenarios = suite.read_results(tmp_path)
+    assert [s.name for s in scenarios] == ["auth/metadata-default", "tools_call"]
+    assert "  client stderr: no reply to id 1 within 10.0 s" in suite.report(suite.Run(1, scenarios))
 
 
 def test_a_scenario_that_never_wrote_its_checks_is_a_failure_not_a_silence(tmp_path):
