@@ -20,6 +20,9 @@ class ErrorCode:
 # The spec requires a status only for -32601 (404), -32020..-32022 (400) and -32602 for a missing _meta field
 # (400): https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http and
 # https://modelcontextprotocol.io/specification/2026-07-28/basic/index; every other status here is the SDK's.
+# SDK 2.3.0 applies its status table only to a reply it sends as JSON (mcp/server/_streamable_http_modern.py): once
+# a handler has sent a notification, or stayed silent 15 s, the reply is already 200 text/event-stream, and an
+# error of any code comes as the stream's last event.
 NO_STATUS_400 = "the spec sets none; SDK 2.3.0 answers 400"
 
 CODES = {
@@ -39,7 +42,7 @@ CODES = {
                   "a missing or incomplete _meta envelope, an unknown resource URI, a bad cursor or log level, "
                   "or an invalid/expired requestState",
                   "400 when a required _meta field is missing (the spec requires it); for the other causes "
-                  "the spec sets none and SDK 2.3.0 answers 400"),
+                  "the spec sets none and SDK 2.3.0 answers 400 in a JSON reply, 200 once it has opened an SSE stream"),
         ErrorCode(-32603, "Internal error", "the server failed while handling a well-formed request",
                   "a bug or an unexpected exception in the handler (the SDK also uses it for an unknown prompt)",
                   "the spec sets none; SDK 2.3.0 answers 200"),

@@ -79,3 +79,8 @@ def test_every_exception_is_a_wire_error_named_in_the_tree():
     assert {cls.__name__ for cls in classes} == {"WireError", "WireTimeout", "ServerExited", "ResponseTooLarge",
                                                  "InvalidHeaderAnnotation"}
     assert all(issubclass(cls, errors.WireError) and cls.__name__ in errors.__doc__ for cls in classes)
+
+
+def test_invalid_params_does_not_promise_400_on_a_stream():
+    # SDK 2.3.0 answers 200 text/event-stream once it has opened a stream, whatever the error's code.
+    assert "200 once it has opened an SSE stream" in explain(-32602).splitlines()[-1]
