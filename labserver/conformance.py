@@ -44,6 +44,7 @@ from mcp_types import (
 from pydantic import BaseModel, Field
 
 from labserver.conformance_content import register_content_fixtures
+from labserver.conformance_lists import register_list_fixtures
 from labserver.conformance_prompts import register_resource_and_prompt_fixtures
 from labserver.handout import handout, register_handout
 from labserver.input_tools import ask_roots, ask_summary, export_plan
@@ -149,6 +150,7 @@ def register_conformance_fixtures(mcp: MCPServer) -> None:
     register_round_fixtures(mcp)
     register_content_fixtures(mcp)
     register_resource_and_prompt_fixtures(mcp)
+    register_list_fixtures(mcp)
 # ---------------------------------------------------------------------------------------------------------------
 
 
