@@ -11,7 +11,9 @@ client: it connects to a URL, given with `--url`, or read from the first stdout 
 (`--command`, or `--lab FLAGS`: `python -m labserver --http FLAGS`, which prints its URL first). Against a
 client the suite is the server: it starts `--command` with its own URL as the last argument (the suite
 splits the command at spaces, so no part of it may hold one). `--requirements REVISION` runs what that
-revision requires, `--scenario NAME` (repeatable) named scenarios.
+revision requires, `--scenario NAME` (repeatable) named scenarios. A named scenario runs at the suite's default
+revision unless `--spec-version` names one: without `--spec-version 2026-07-28` the suite's client opens with the
+legacy `initialize` handshake, which a server that speaks only 2026-07-28 refuses.
 
 Each check prints as one line: its status, the suite's own check id, and its message. `--json` prints the
 same as JSON. `--expected-failures FILE` is the suite's own baseline file: a `server:` and a `client:` list
@@ -174,7 +176,8 @@ def _installed():
         raise SuiteError(f"the conformance suite is not installed ({SUITE.relative_to(KIT)}): run `make lab` first")
 
 
-def run_suite(role, target, scenarios=(), requirements=None, expected_failures=None, output_dir=None, timeout_ms=None):
+def run_suite(role, target, scenarios=(), requirements=None, expected_failures=None, output_dir=None, timeout_ms=None,
+              spec_version=None):
     """Run the suite once per scenario (or once for `requirements`) and read every check it wrote."""
     _installed()
     if bool(scenarios) == bool(requirements):
@@ -183,6 +186,7 @@ def run_suite(role, target, scenarios=(), requirements=None, expected_failures=N
     common = [target_flag, target, "-o", str(output_dir)]
     common += ["--expected-failures", str(expected_failures)] if expected_failures else []
     common += ["--timeout", str(timeout_ms)] if timeout_ms else []
+    common += ["--spec-version", spec_version] if spec_version and not requirements else []
     runs = [["--requirements", requirements]] if requirements else [["--scenario", name] for name in scenarios]
     exit_code, output = 0, []
     for selection in runs:
@@ -222,15 +226,16 @@ def lab_command(*flags):
 
 
 def server(*, url=None, command=None, lab=None, scenarios=(), requirements=None, expected_failures=None,
-           output_dir=None, timeout_ms=None):
+           output_dir=None, timeout_ms=None, spec_version=None):
     """Run the suite against a server: at `url`, or started from `command` (a list), or the lab with `lab` flags."""
     if sum(x is not None for x in (url, command, lab)) != 1:
         raise SuiteError("give one of url, command or lab")
     with _folder(output_dir) as folder:
         if url is not None:
-            return run_suite("server", url, scenarios, requirements, expected_failures, folder, timeout_ms)
+            return run_suite("server", url, scenarios, requirements, expected_failures, folder, timeout_ms, spec_version)
         with started(command if command is not None else lab_command(*lab)) as started_url:
-            return run_suite("server", started_url, scenarios, requirements, expected_failures, folder, timeout_ms)
+            return run_suite("server", started_url, scenarios, requirements, expected_failures, folder, timeout_ms,
+                             spec_version)
 
 
 def client(command, *, scenarios=(), requirements=None, expected_failures=None, output_dir=None, timeout_ms=None):
@@ -282,6 +287,8 @@ def parse_args(argv):
     parser.add_argument("--expected-failures", metavar="FILE", help="the suite's baseline of known failures (YAML)")
     parser.add_argument("-o", "--output-dir", metavar="DIR", help="keep each scenario's checks.json here")
     parser.add_argument("--timeout", metavar="MS", type=int, help="the suite's per-scenario timeout")
+    parser.add_argument("--spec-version", metavar="REVISION",
+                        help="(with --scenario) the revision the suite speaks, e.g. 2026-07-28")
     parser.add_argument("--json", action="store_true", help="print the run as JSON")
     target = parser.add_mutually_exclusive_group(required=True)
     target.add_argument("--url", help="(server) the URL of a server already running")
@@ -303,7 +310,7 @@ def main(argv=None):
             run = client(args.command, **options)
         else:
             command = shlex.split(args.command) if args.command else None
-            run = server(url=args.url, command=command, lab=args.lab, **options)
+            run = server(url=args.url, command=command, lab=args.lab, spec_version=args.spec_version, **options)
     except SuiteError as error:
         print(f"mcpwire.suite: {error}", file=sys.stderr)
         return 2
