@@ -32,6 +32,7 @@ ENVELOPE = f"MCP's per-request _meta ({SPEC}/basic/index#meta)"
 VERSIONS = f"MCP's version negotiation ({SPEC}/basic/versioning#protocol-version-negotiation)"
 TOOL_ERRORS = f"MCP's tool error handling ({SPEC}/server/tools#error-handling)"
 NOTIFICATIONS = f"MCP's notifications ({SPEC}/basic/index#notifications)"
+UTF8 = f"MCP's messages ({SPEC}/basic/transports/index#messages)"
 
 
 def error(code, id):
@@ -54,18 +55,24 @@ READ_CASES = [
     (b'{"jsonrpc":"2.0","id":1,"method":"ping"', error(-32700, NO_ID),
      "JSON cut short is a parse error; an id inside unreadable JSON was never read", JSON_RPC),
     (b"\xff\xfe{}", error(-32700, NO_ID),
-     "bytes that are not UTF-8 are not JSON text: json.loads raises UnicodeDecodeError, a ValueError but not a "
-     "JSONDecodeError", JSON_RPC),
+     "bytes that are not UTF-8 are not JSON text: decoding raises UnicodeDecodeError, a ValueError but not a "
+     "JSONDecodeError", UTF8),
+    (json.dumps(request(14, "ping")).encode("utf-16-be") + b"\x00", error(-32700, NO_ID),
+     "JSON in UTF-16 is not an MCP message, which is UTF-8: json.loads given bytes would read UTF-16 too, so decode "
+     "the line as UTF-8 yourself", UTF8),
     (b"[" * 100_000, error(-32700, NO_ID),
      "a line nested too deep for Python's json raises RecursionError, not ValueError: the server must answer it "
      "and live", JSON_RPC),
     (b'[{"jsonrpc":"2.0","id":2,"method":"ping"}]', error(-32600, NO_ID),
      "a batch (a JSON array) is not an MCP message; the array has no id of its own", "the lesson, step 1"),
     (b"42", error(-32600, NO_ID), "JSON that is not an object is not a request", JSON_RPC),
+    (b'"ping"', error(-32600, NO_ID), "a JSON string is not a request either", JSON_RPC),
     (request(3, "ping") | {"jsonrpc": "1.0"}, error(-32600, 3), '"jsonrpc" must be exactly "2.0"; the id 3 was read',
      JSON_RPC),
     ({"id": 4, "method": "ping"}, error(-32600, 4), 'a request without "jsonrpc" is invalid; the id 4 was read',
      JSON_RPC),
+    ({"jsonrpc": "1.0", "method": "ping"}, error(-32600, NO_ID),
+     "a malformed line with no id is not a notification: it gets its error, with no id", JSON_RPC),
     (request(None, "ping"), error(-32600, NO_ID),
      "an id must be a string or an integer, never null, so this one could not be read", REQUEST_IDS),
     (request(5.5, "ping"), error(-32600, NO_ID), "5.5 is not an integer, so it is not a valid id", REQUEST_IDS),
@@ -75,7 +82,8 @@ READ_CASES = [
     ({"jsonrpc": "2.0", "id": 7}, error(-32600, 7), 'a request needs a "method"; the id 7 was read', JSON_RPC),
     (request(8, 42), error(-32600, 8), '"method" must be a string', JSON_RPC),
     ({"jsonrpc": "2.0", "id": 9, "result": {}}, error(-32600, 9),
-     f"a client never sends a response (the stdio binding, {SPEC}/basic/transports/stdio#sending-messages)", JSON_RPC),
+     "a client MUST NOT write a response; the code is the lesson's choice, and the id 9 was read",
+     f"MCP's stdio binding, {SPEC}/basic/transports/stdio#sending-messages"),
     (request(10, "ping", "all"), error(-32600, 10), '"params" must be an object or an array when present', JSON_RPC),
     (request(11, "ping", []), error(-32601, 11),
      "params as an array is valid JSON-RPC: read() lets it through, and methods.call answers -32601 for ping",
@@ -156,7 +164,7 @@ TOOL_CASES = [
     (call(54, {"name": "divide", "arguments": {"dividend": 0.5, "divisor": -0.25}}),
      ("structured", {"quotient": -2.0}), "and so are decimals", f"{SPEC}/server/tools#structured-content"),
     (call(55, {"name": "shout", "arguments": {"text": "quiet"}}), ("text", "QUIET"), "a tool with no outputSchema",
-     TOOL_ERRORS),
+     f"{SPEC}/server/tools#tool-result"),
 ]
 
 
@@ -228,7 +236,11 @@ def judge(raw, expect):
     if kind == "result":
         return None
     if kind == "tool error":
-        return None if result.get("isError") is True else f"a result with isError {result.get('isError')!r}, not true"
+        if result.get("isError") is not True:
+            return f"a result with isError {result.get('isError')!r}, not true"
+        texts = [block.get("text") for block in result.get("content") or [] if isinstance(block, dict)]
+        return None if any(isinstance(text, str) and text.strip() for text in texts) else \
+            "a tool error with no text: the model needs words to correct itself"
     if result.get("isError") is not False:
         return f"a result with isError {result.get('isError')!r} for a call that worked"
     texts = [block.get("text") for block in result.get("content") or [] if isinstance(block, dict)]
