@@ -74,6 +74,9 @@ WHERE = {
     "check_envelope_rules": "ex23_server",
     "check_call_tool": "ex23_server",
     "check_with_sdk_client": "ex23_server",
+    "check_header_rules": "ex24_http_server",
+    "check_request_state": "ex24_http_server",
+    "check_with_suite": "ex24_http_server",
 }
 
 __all__ = sorted(WHERE, key=str.lower)

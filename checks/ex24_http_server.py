@@ -1,0 +1,322 @@
+"""Checks for exercise 24: the learner's HTTP server, run as a real process and sent the requests a client may send.
+
+Each case is one POST, the rule it tests with its source, and what the rule asks for: an HTTP status with a JSON-RPC
+error code, or a result of a kind. A check starts `serve_http.py` from the learner's folder once, sends its cases one
+at a time, and explains the first case the server gets wrong. The last check hands the server to the official
+conformance suite, and names every check of it that failed or warned, by the suite's own id and message.
+
+Where the two judge the same rule, the kit's checks are the stricter: the suite accepts any JSON-RPC error for a
+tampered requestState ("-32602 or similar") and only warns when a header mismatch comes back with another code than
+-32020; the kit asks for the code and the status the spec and the lesson name, and also for what the suite does not
+try (a state replayed on another tool, a state of another process, an expired state, a resources/read named by its
+URI).
+"""
+
+import base64
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+from mcpwire import HttpWire, frames, process, suite
+
+from .verdict import failed, not_done, passed, short
+
+SPEC = "https://modelcontextprotocol.io/specification/2026-07-28"
+VERSION_HEADER = f"Streamable HTTP's protocol version header ({SPEC}/basic/transports/streamable-http#protocol-version-header)"
+STANDARD_HEADERS = f"Streamable HTTP's standard headers ({SPEC}/basic/transports/streamable-http#standard-request-headers)"
+VALIDATION = f"Streamable HTTP's server validation ({SPEC}/basic/transports/streamable-http#server-validation)"
+ENCODING = f"Streamable HTTP's value encoding ({SPEC}/basic/transports/streamable-http#value-encoding)"
+CASES_RULE = f"Streamable HTTP's case sensitivity ({SPEC}/basic/transports/streamable-http#case-sensitivity)"
+ENVELOPE = f"MCP's per-request _meta ({SPEC}/basic/index#meta)"
+VERSIONS = f"MCP's version negotiation ({SPEC}/basic/versioning#protocol-version-negotiation)"
+MRTR = f"MRTR's server requirements ({SPEC}/basic/patterns/mrtr#server-requirements-basic-workflow)"
+OWS = "RFC 9110, 5.5: white space around a field value is not part of it"
+START_WAIT_S = 30.0  # a loaded machine starts Python slowly
+REPLY_WAIT_S = 10.0
+CAN_ASK = {"io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
+YES = {"confirm": {"action": "accept", "content": {"ok": True}}}
+SUITE_SCENARIOS = ["http-header-validation", "dns-rebinding-protection", "input-required-result-basic-elicitation",
+                   "input-required-result-request-state", "input-required-result-tampered-state",
+                   "input-required-result-validate-input"]
+# The functions the exercise leaves to the learner, with the task that asks for each.
+TASKS = {"check": ("mirror.check", 1), "decoded": ("mirror.decoded", 1), "seal": ("sealed.seal", 2),
+         "open_state": ("sealed.open_state", 2)}
+
+
+def shout(id, name="shout"):
+    return frames.request("tools/call", {"name": name, "arguments": {"text": "hi"}}, id=id)
+
+
+def sentinel(text):
+    return "=?base64?" + base64.b64encode(text.encode()).decode() + "?="
+
+
+# (frame, header overrides (None drops one), (status, error code or "result"), why, source)
+HEADER_CASES = [
+    (shout(1), {}, (200, "result"), "every header says what the body says", STANDARD_HEADERS),
+    (shout(2), {"MCP-Protocol-Version": None}, (400, -32020),
+     "a request without MCP-Protocol-Version, from a server that serves no client older than 2025-06-18",
+     VERSION_HEADER),
+    (shout(3), {"MCP-Protocol-Version": "2025-11-25"}, (400, -32020),
+     "the version header says 2025-11-25, the body's _meta 2026-07-28", VERSION_HEADER),
+    (frames.request("server/discover", id=4, meta={"io.modelcontextprotocol/protocolVersion": "2025-11-25"}),
+     {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "server/discover"}, (400, -32020),
+     "the body says 2025-11-25, the header 2026-07-28", VERSION_HEADER),
+    (frames.request("server/discover", id=5, meta={"io.modelcontextprotocol/protocolVersion": "2099-01-01"}), {},
+     (400, -32022), "header and body agree on a version this server does not speak: the envelope's -32022, which "
+     "names the versions it does speak, not a header mismatch", VERSIONS),
+    (frames.request("server/discover", id=6, meta=None), {}, (400, -32602),
+     "a body with no _meta has no version for the header to contradict: the envelope's -32602 (the suite's "
+     "server-stateless checks the same)", ENVELOPE),
+    (shout(7), {"Mcp-Method": None}, (400, -32020), "Mcp-Method is required on every request", STANDARD_HEADERS),
+    (shout(8), {"Mcp-Method": "tools/list"}, (400, -32020), "Mcp-Method says another method than the body",
+     VALIDATION),
+    (shout(9), {"Mcp-Method": "TOOLS/CALL"}, (400, -32020), "header values are case-sensitive", CASES_RULE),
+    (shout(10), {"Mcp-Method": "  tools/call\t"}, (200, "result"),
+     "white space around a header value is HTTP's, not the value's", OWS),
+    (shout(11), {"Mcp-Method": None, "mcp-method": "tools/call", "Mcp-Name": None, "MCP-NAME": "shout"},
+     (200, "result"), "header names match in any case", CASES_RULE),
+    (shout(12), {"Mcp-Name": None}, (400, -32020), "tools/call needs Mcp-Name", STANDARD_HEADERS),
+    (shout(13), {"Mcp-Name": "count_words"}, (400, -32020), "Mcp-Name names another tool than params.name",
+     VALIDATION),
+    (shout(14), {"Mcp-Name": " shout "}, (200, "result"), "white space around Mcp-Name is not part of it", OWS),
+    (shout(15), {"Mcp-Name": sentinel("shout")}, (200, "result"),
+     "Mcp-Name in the Base64 sentinel is decoded before it is compared", ENCODING),
+    (shout(16, "café"), {}, (400, -32602),
+     "a name that is not ASCII travels as =?base64?...?=: decoded, it matches, and the tool call answers (an unknown "
+     "tool)", ENCODING),
+    (shout(17, "café"), {"Mcp-Name": sentinel("cafe")}, (400, -32020),
+     "a sentinel that decodes to another name is a mismatch", ENCODING),
+    (shout(18), {"Mcp-Name": "=?base64?not base64!?="}, (400, -32020),
+     "a sentinel that is not Base64 is a malformed header", VALIDATION),
+    (shout(19), {"Mcp-Name": "=?base64?" + sentinel("shout")[9:-2].lower() + "?="}, (400, -32020),
+     "Base64 is case-sensitive: the same letters in lower case decode to other bytes", ENCODING),
+    (frames.request("resources/read", {"uri": "notes://one"}, id=20), {}, (404, -32601),
+     "resources/read carries its URI in Mcp-Name, not a name: the headers pass, and this server has no such method",
+     STANDARD_HEADERS),
+    (frames.request("prompts/get", {"name": "summary"}, id=21), {}, (404, -32601),
+     "prompts/get carries params.name in Mcp-Name: the headers pass, and this server has no such method",
+     STANDARD_HEADERS),
+    (frames.request("tools/list", id=22), {"Mcp-Name": "shout"}, (200, "result"),
+     "tools/list has no name to mirror: an Mcp-Name on it is not a reason to refuse", STANDARD_HEADERS),
+    ({"jsonrpc": "2.0", "id": 23, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+      "clientInfo": {"name": "old-client", "version": "1.0"}}}, {}, (400, -32020),
+     "a 2025 client's initialize has no version header: refused by the header rules", VERSION_HEADER),
+]
+
+
+class Running:
+    """The learner's serve_http.py as a process: its URL, a wire to it, and what it wrote on stderr."""
+
+    def __init__(self, folder, **environment):
+        self.folder = Path(folder)
+        self.process = process.start([sys.executable, str(self.folder / "serve_http.py")],
+                                     env={**os.environ, **environment})
+        self.stdout, self.stderr = [], []
+        printed = threading.Event()
+        process.collect_lines(self.process.stdout, self.stdout, on_line=lambda line: printed.set())
+        process.collect_lines(self.process.stderr, self.stderr)
+        deadline = time.monotonic() + START_WAIT_S
+        while not printed.wait(0.05):
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.close()
+                raise RuntimeError(f"serve_http.py printed no URL: {self.last_words()}")
+        self.wire = HttpWire(self.stdout[0].strip(), timeout=REPLY_WAIT_S)
+
+    def close(self):
+        process.stop(self.process, eof_first=False)
+
+    def last_words(self):
+        text = "\n".join(self.stderr).strip()
+        return text.splitlines()[-1] if text else "(nothing on stderr)"
+
+    def stub(self):
+        """The exercise's function whose NotImplementedError the server's stderr shows, if any."""
+        for _ in range(20):  # the traceback is written before the reply; the reader thread may lag behind
+            text = "\n".join(self.stderr) + "\n"
+            if "NotImplementedError" in text:
+                return next((name for name in TASKS if f", in {name}\n" in text), None)
+            time.sleep(0.05)
+        return None
+
+
+def judge(reply, expect):
+    """None when the reply is what `expect` = (status, code or "result") asks for, else what is wrong with it."""
+    status, outcome = expect
+    message = reply.message if reply is not None else None
+    said = f"HTTP {reply.status} {short(reply.text or '(no body)')}"
+    if outcome == "result":
+        if reply.status != 200 or not isinstance(message, dict) or "result" not in message:
+            return f"{said}, where a result (HTTP 200) was due"
+        return None
+    error = message.get("error") if isinstance(message, dict) else None
+    if not isinstance(error, dict):
+        return f"{said}, where HTTP {status} with error {outcome} was due"
+    if error.get("code") != outcome:
+        return f"{said}: error {error.get('code')}, where {outcome} was due"
+    if reply.status != status:
+        return f"{said}: the code is right, the status is not: HTTP {status} goes with {outcome}"
+    return None
+
+
+def _missing(folder):
+    if not (Path(folder) / "serve_http.py").exists():
+        not_done(f"run the cells above first: {folder}/serve_http.py does not exist yet.")
+        return True
+    return False
+
+
+def _started(folder, **environment):
+    """The running server, or None once not_done has said why it did not start (a module's cell not run yet)."""
+    try:
+        return Running(folder, **environment)
+    except RuntimeError as failure:
+        not_done(f"{failure}. Run every %%writefile cell above (tasks 1 and 2 too), then this check again.")
+        return None
+
+
+def _stub_verdict(name, own):
+    where, task = TASKS[name]
+    if name in own:
+        not_done(f"{where} still raises NotImplementedError: write its body in task {task}'s cell, and run that cell again.")
+    else:
+        not_done(f"{where} (task {task}) still raises NotImplementedError, and this check needs it: finish task {task} first.")
+
+
+def check_header_rules(folder="my_http_server"):
+    """Task 1: mirror.check refuses every request whose headers do not say what its body says, and no other."""
+    if _missing(folder):
+        return
+    server = _started(folder)
+    if server is None:
+        return
+    try:
+        for frame, headers, expect, why, source in HEADER_CASES:
+            reply = server.wire.send(frame, headers)
+            problem = judge(reply, expect)
+            if problem is None:
+                continue
+            stub = server.stub()
+            if stub:
+                return _stub_verdict(stub, ("check", "decoded"))
+            shown = ", ".join(f"{name}: {value!r}" if value is not None else f"no {name}" for name, value in headers.items())
+            return failed(f"{why} ({source}).", server=problem,
+                          hint=f"the request was {frame['method']} with {shown or 'every header as the body says'}.",
+                          more=_header_hint(expect))
+        passed(f"Your server refused and answered all {len(HEADER_CASES)} header cases as the rules ask.")
+    finally:
+        server.close()
+
+
+def _header_hint(expect):
+    if expect[1] == -32020:
+        return "raise RpcError(-32020, ...) from mirror.check; serve_http.py turns it into HTTP 400."
+    if expect[1] == "result":
+        return ("mirror.check must let this request through: compare header values without the white space around "
+                "them, read headers by name in any case (headers.get does), decode the sentinel first, and look "
+                "for Mcp-Name only on tools/call, prompts/get and resources/read.")
+    return "mirror.check must let this request through to the method, whose own error this is."
+
+
+def _state_round(wire, params, id):
+    return wire.request("tools/call", params, meta=CAN_ASK, id=id)
+
+
+def check_request_state(folder="my_http_server"):
+    """Task 2: sealed.seal and sealed.open_state: a state only this process can write, for one call, for a while."""
+    if _missing(folder):
+        return
+    publish = {"name": "publish", "arguments": {"text": "one"}}
+    server = _started(folder)
+    if server is None:
+        return
+    other = None
+    try:
+        first = _state_round(server.wire, publish, 1)
+        stub = None if first.ok else server.stub()
+        if stub:
+            return _stub_verdict(stub, ("seal", "open_state"))
+        state = first.result.get("requestState") if first.ok else None
+        if not isinstance(state, str) or not state:
+            return failed(f"publish's first round must come back input_required with a requestState string ({MRTR}).",
+                          server=f"HTTP {first.status} {short(first.text)}",
+                          hint="asking.call puts sealed.seal(...)'s return value in requestState.")
+        middle = len(state) // 2
+        changed = state[:middle] + ("A" if state[middle] != "A" else "B") + state[middle + 1:]
+        other = Running(folder)
+        foreign = _state_round(other.wire, publish, 1).result.get("requestState")
+        fixture = "test_input_required_result_request_state"
+        twin_state = _state_round(server.wire, {"name": fixture, "arguments": {}}, 3).result.get("requestState")
+        cases = [
+            ({**publish, "inputResponses": YES, "requestState": state}, (200, "result"),
+             "the state this server sealed, sent back unchanged with the answer, completes the call"),
+            ({**publish, "inputResponses": YES, "requestState": changed}, (400, -32602),
+             "one character of the state changed: its integrity check must fail"),
+            ({**publish, "inputResponses": YES, "requestState": state + "-TAMPERED"}, (400, -32602),
+             "the suite's own tampering, text added at the end"),
+            ({"name": "publish", "arguments": {"text": "two"}, "inputResponses": YES, "requestState": state},
+             (400, -32602), "the state of publish('one') sent with publish('two'): the user confirmed another text"),
+            ({"name": "test_input_required_result_tampered_state", "arguments": {}, "inputResponses": YES,
+              "requestState": twin_state}, (400, -32602),
+             f"the state of {fixture} sent to another tool with the same (empty) arguments: bind the tool's name"),
+            ({**publish, "inputResponses": YES, "requestState": foreign}, (400, -32602),
+             "a state sealed by another process of this server: each process has its own key, so an unsigned or "
+             "fixed-key state fails here"),
+            ({**publish, "inputResponses": YES, "requestState": 5}, (400, -32602), "a requestState that is not a string"),
+            ({**publish, "inputResponses": YES, "requestState": ""}, (400, -32602), "an empty requestState"),
+            ({**publish, "inputResponses": YES, "requestState": "v1." + "A" * 80}, (400, -32602),
+             "a requestState this server never wrote"),
+        ]
+        for id, (params, expect, why) in enumerate(cases, start=10):
+            problem = judge(_state_round(server.wire, params, id), expect)
+            if problem is not None:
+                stub = server.stub()
+                if stub:
+                    return _stub_verdict(stub, ("seal", "open_state"))
+                return failed(f"{why} ({MRTR}).", server=problem,
+                              hint="open_state raises RpcError(-32602, ..., {'reason': ...}) for every state it "
+                                   "cannot verify, whatever is wrong with it, and never another exception.")
+        late = _expired(folder, publish)
+        if late is not None:
+            return failed(f"a state presented after its expiry must be refused ({MRTR}: a short expiry, checked on "
+                          "receipt).", server=late,
+                          hint="with MY_SERVER_STATE_LIFETIME_S=1 the state was sent back 2.5 s later; open_state "
+                               "compares time.time() with the expiry it sealed.")
+        passed(f"Your requestState is sealed: accepted once as issued, refused in all {len(cases) - 1} altered, "
+               "replayed or foreign forms, and refused after its expiry.")
+    finally:
+        server.close()
+        if other is not None:
+            other.close()
+
+
+def _expired(folder, publish):
+    """What a server whose states live one second answered to a state 2.5 s old, or None when it refused it right."""
+    short_lived = Running(folder, MY_SERVER_STATE_LIFETIME_S="1")
+    try:
+        state = _state_round(short_lived.wire, publish, 1).result.get("requestState")
+        time.sleep(2.5)
+        return judge(_state_round(short_lived.wire, {**publish, "inputResponses": YES, "requestState": state}, 2),
+                     (400, -32602))
+    finally:
+        short_lived.close()
+
+
+def check_with_suite(folder="my_http_server", scenarios=SUITE_SCENARIOS):
+    """The official conformance suite's scenarios, run against serve_http.py; every failing check named."""
+    if _missing(folder):
+        return
+    try:
+        run = suite.server(command=[sys.executable, str(Path(folder) / "serve_http.py")], scenarios=scenarios,
+                           spec_version="2026-07-28")
+    except suite.SuiteError as error:
+        return not_done(f"the suite could not run: {error}")
+    wrong = [check for check in run.checks if check.status in suite.NOT_PASSING]
+    if not wrong:
+        passed(f"The official suite passed all {run.count('SUCCESS')} checks of its {len(run.scenarios)} scenarios.")
+        return
+    named = "\n".join(f"  {check.status} {check.scenario} {check.id}: {short(check.message, 240)}" for check in wrong)
+    failed(f"the official suite found {len(wrong)} checks failing or warning:\n{named}",
+           hint="run check_header_rules and check_request_state first: they say which rule each case tests.")

@@ -1,0 +1,210 @@
+"""Exercise 24 checks (a server over HTTP): the solution's server passes, servers with a learner's typical mistakes
+fail with the rule they broke, right servers written differently pass, and stubs are "not done".
+
+Each server is lesson 23's modules (as the exercise's first cell copies them) with the solution notebook's own
+`%%writefile` modules beside them, one of them changed. The lesson's final server must be the same files, so the
+exercise finishes the server the lesson built.
+"""
+
+import re
+import textwrap
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from checks import ex24_http_server as http_checks
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def written_modules(notebook, folder):
+    """The files a notebook's %%writefile cells leave in `folder`: the last cell to write a file wins."""
+    pattern = re.compile(rf"\A%%writefile {folder}/(\S+)\n")
+    files = {}
+    for cell in nbformat.read(ROOT / notebook, as_version=4).cells:
+        found = pattern.match(cell.source)
+        if cell.cell_type == "code" and found:
+            files[found.group(1)] = cell.source[found.end():]
+    return files
+
+
+LESSON_23 = written_modules("notebooks/23-a-server-by-hand.ipynb", "my_server")
+SOLUTION = {name: re.sub(r"\n *### (BEGIN|END) SOLUTION", "", text)
+            for name, text in written_modules("solutions/24-a-server-over-http.ipynb", "my_http_server").items()}
+STUB = 'raise NotImplementedError("your code here")'
+
+
+def server(tmp_path, changes=()):
+    """The solution's server in tmp_path/my_http_server, with each (module, old, new) change applied."""
+    folder = tmp_path / "my_http_server"
+    folder.mkdir()
+    for name, text in {**LESSON_23, **SOLUTION}.items():
+        for module, old, new in changes:
+            if module == name:
+                assert old in text, f"{old!r} is not in {name}"
+                text = text.replace(old, new)
+        (folder / name).write_text(text)
+    return str(folder)
+
+
+def with_body(module, function, body):
+    """A change that gives `function` of `module` another body (its signature and docstring kept)."""
+    text = SOLUTION[module]
+    head = re.search(rf"^def {function}\([^\n]*\):\n(    \"\"\"[^\n]*\"\"\"\n)?", text, re.M)
+    end = re.search(r"^\S", text[head.end():], re.M)
+    old = text[head.end():head.end() + end.start()] if end else text[head.end():]
+    return module, old, textwrap.indent(textwrap.dedent(body).strip("\n"), "    ") + "\n\n\n"
+
+
+def test_the_lesson_builds_the_solutions_server():
+    assert written_modules("notebooks/24-a-server-over-http.ipynb", "my_http_server") == SOLUTION
+
+
+def test_the_solution_passes_the_kits_checks(verdict, tmp_path):
+    folder = server(tmp_path)
+    assert verdict(http_checks.check_header_rules, folder).startswith("✓ Your server refused and answered all 23")
+    assert verdict(http_checks.check_request_state, folder).startswith("✓ Your requestState is sealed")
+
+
+def test_the_solution_passes_the_suite(verdict, tmp_path):
+    out = verdict(http_checks.check_with_suite, server(tmp_path))
+    assert out.startswith("✓ The official suite passed all") and "of its 6 scenarios" in out, out
+
+
+def test_no_server_yet(verdict, tmp_path):
+    assert verdict(http_checks.check_header_rules, str(tmp_path / "nothing")).startswith("not done yet: run the cells above")
+
+
+def test_a_module_not_written_yet_is_not_done(verdict, tmp_path):
+    folder = server(tmp_path)
+    (Path(folder) / "sealed.py").unlink()
+    out = verdict(http_checks.check_header_rules, folder)
+    assert out.startswith("not done yet:") and "No module named 'sealed'" in out, out
+
+
+def test_a_stub_check_is_not_done(verdict, tmp_path):
+    folder = server(tmp_path, [with_body("mirror.py", "check", STUB)])
+    assert verdict(http_checks.check_header_rules, folder).startswith("not done yet: mirror.check still raises")
+    assert verdict(http_checks.check_request_state, folder).startswith("not done yet: mirror.check (task 1) still raises")
+
+
+def test_a_stub_seal_is_not_done_and_leaves_task_1_alone(verdict, tmp_path):
+    folder = server(tmp_path, [with_body("sealed.py", "seal", STUB), with_body("sealed.py", "open_state", STUB)])
+    assert verdict(http_checks.check_request_state, folder).startswith("not done yet: sealed.seal still raises")
+    assert verdict(http_checks.check_header_rules, folder).startswith("✓")
+
+
+RIGHT_DECODED = '''
+    found = re.fullmatch(r"=\\?base64\\?(.*)\\?=", value, re.S)
+    if found is None:
+        return value
+    try:
+        return base64.b64decode(found.group(1), validate=True).decode()
+    except ValueError:
+        raise mismatch("bad base64") from None
+'''
+RIGHT_CHECK = '''
+    body = message.get("params") if type(message.get("params")) is dict else {}
+    wanted = {"MCP-Protocol-Version": None, "Mcp-Method": message["method"]}
+    meta = body.get("_meta")
+    if type(meta) is dict and type(meta.get("io.modelcontextprotocol/protocolVersion")) is str:
+        wanted["MCP-Protocol-Version"] = meta["io.modelcontextprotocol/protocolVersion"]
+    if message["method"] in NAME_FIELD:
+        wanted["Mcp-Name"] = body.get(NAME_FIELD[message["method"]])
+    for name, value in wanted.items():
+        seen = header(headers, name)
+        if seen is None:
+            raise mismatch(f"{name} missing")
+        if name == "Mcp-Name":
+            seen = decoded(seen)
+        if value is not None and seen != value:
+            raise mismatch(f"{name} differs")
+        if name == "MCP-Protocol-Version" and seen not in envelope.SUPPORTED:
+            return
+'''
+RIGHT_SEAL = '''
+    body = {"m": method, "n": name, "a": digest(arguments), "e": math.ceil(time.time() + LIFETIME_S), "c": carried}
+    payload = base64url(json.dumps(body).encode())
+    return PREFIX + payload + "_" + hmac.new(KEY, payload.encode(), hashlib.sha256).hexdigest()
+'''
+RIGHT_OPEN = '''
+    try:
+        payload, _, tag = state.removeprefix(PREFIX).rpartition("_")
+        good = hmac.new(KEY, payload.encode(), hashlib.sha256).hexdigest()
+        if not state.startswith(PREFIX) or not hmac.compare_digest(tag, good):
+            raise refused("tampered", "does not verify")
+        body = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    except (AttributeError, TypeError, ValueError):
+        raise refused("malformed", "unreadable") from None
+    if [body["m"], body["n"], body["a"]] != [method, name, digest(arguments)]:
+        raise refused("other_request", "another request")
+    if time.time() > body["e"]:
+        raise refused("expired", "expired")
+    return body["c"]
+'''
+
+
+def test_right_headers_written_differently_pass(verdict, tmp_path):
+    folder = server(tmp_path, [("mirror.py", "import base64\n", "import base64\nimport re\n"),
+                               with_body("mirror.py", "decoded", RIGHT_DECODED), with_body("mirror.py", "check", RIGHT_CHECK)])
+    assert verdict(http_checks.check_header_rules, folder).startswith("✓")
+
+
+def test_a_right_state_written_differently_passes(verdict, tmp_path):
+    folder = server(tmp_path, [with_body("sealed.py", "seal", RIGHT_SEAL), with_body("sealed.py", "open_state", RIGHT_OPEN)])
+    assert verdict(http_checks.check_request_state, folder).startswith("✓")
+
+
+MIRROR = "mirror.py"
+# A learner's typical mistakes, as changes to the solution, and words the verdict must contain.
+MISTAKES = [
+    ("method-case-insensitive", [(MIRROR, "if method != message[\"method\"]:", "if method.lower() != message[\"method\"].lower():")],
+     http_checks.check_header_rules, ["header values are case-sensitive", "TOOLS/CALL", "HTTP 200"]),
+    ("sentinel-not-decoded", [(MIRROR, "if decoded(name) != params.get(field):", "if name != params.get(field):")],
+     http_checks.check_header_rules, ["Base64 sentinel is decoded", "where a result (HTTP 200) was due"]),
+    ("name-for-every-method", [(MIRROR, 'field = NAME_FIELD[message["method"]]', 'field = "name"')],
+     http_checks.check_header_rules, ["resources/read carries its URI", "error -32020, where -32601 was due"]),
+    ("missing-name-allowed", [(MIRROR, "if name is None:\n            raise", "if name is None:\n            return\n            raise")],
+     http_checks.check_header_rules, ["tools/call needs Mcp-Name", "no Mcp-Name", "where HTTP 400 with error -32020 was due"]),
+    ("body-version-required", [(MIRROR, "if isinstance(body_version, str) and version != body_version:",
+                                "if version != body_version:")],
+     http_checks.check_header_rules, ["no _meta has no version", "error -32020, where -32602 was due"]),
+    ("mismatch-as-invalid-request", [(MIRROR, "return RpcError(-32020,", "return RpcError(-32600,")],
+     http_checks.check_header_rules, ["error -32600, where -32020 was due"]),
+    ("binascii-error-uncaught", [(MIRROR, "except (binascii.Error, UnicodeDecodeError):", "except UnicodeDecodeError:")],
+     http_checks.check_header_rules, ["not Base64 is a malformed header", "-32603"]),
+    ("no-signature", [with_body("sealed.py", "seal", "return PREFIX + base64url(json.dumps({'method': method, 'name': name, "
+                                "'arguments': digest(arguments), 'expires': math.ceil(time.time() + LIFETIME_S), 'carried': carried}).encode())"),
+                      with_body("sealed.py", "open_state", "try:\n    sealed = json.loads(base64.urlsafe_b64decode(state[3:] + '=' * (-len(state[3:]) % 4)))\n"
+                                "except (AttributeError, TypeError, ValueError):\n    raise refused('malformed', 'unreadable') from None\n"
+                                "if (sealed['method'], sealed['name'], sealed['arguments']) != (method, name, digest(arguments)):\n"
+                                "    raise refused('other_request', 'x')\nif time.time() > sealed['expires']:\n    raise refused('expired', 'x')\n"
+                                "return sealed['carried']")],
+     http_checks.check_request_state, ["another process of this server", "where HTTP 400 with error -32602 was due"]),
+    ("arguments-not-bound", [("sealed.py", "(method, name, digest(arguments))", "(method, name, sealed[\"arguments\"])")],
+     http_checks.check_request_state, ["publish('one') sent with publish('two')", "user confirmed another text"]),
+    ("name-not-bound", [("sealed.py", "(sealed[\"method\"], sealed[\"name\"], sealed[\"arguments\"]) != (method, name, digest(arguments))",
+                         "(sealed[\"method\"], sealed[\"arguments\"]) != (method, digest(arguments))")],
+     http_checks.check_request_state, ["bind the tool's name"]),
+    ("expiry-not-checked", [("sealed.py", "if time.time() > sealed[\"expires\"]:", "if False:")],
+     http_checks.check_request_state, ["after its expiry", "MY_SERVER_STATE_LIFETIME_S=1"]),
+    ("non-string-state-crashes", [("sealed.py", "if not isinstance(state, str) or not state.startswith(PREFIX):",
+                                   "if not state.startswith(PREFIX):")],
+     http_checks.check_request_state, ["not a string", "-32603"]),
+]
+
+
+@pytest.mark.parametrize("changes, check, phrases", [case[1:] for case in MISTAKES], ids=[case[0] for case in MISTAKES])
+def test_a_typical_mistake_fails_naming_its_rule(verdict, tmp_path, changes, check, phrases):
+    out = verdict(check, server(tmp_path, changes))
+    assert out.startswith("✗"), out
+    missing = [phrase for phrase in phrases if phrase not in out]
+    assert not missing, f"{missing} not in:\n{out}"
+
+
+def test_the_suite_names_each_failing_check(verdict, tmp_path):
+    folder = server(tmp_path, MISTAKES[0][1])
+    out = verdict(http_checks.check_with_suite, folder, ["http-header-validation"])
+    assert out.startswith("✗ the official suite found"), out
+    assert "FAILURE http-header-validation sep-2243-server-reject-invalid-headers: Expected HTTP 400, got 200" in out, out
