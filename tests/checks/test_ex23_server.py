@@ -8,40 +8,17 @@ server the lesson built.
 
 import re
 import textwrap
-from pathlib import Path
 
-import nbformat
 import pytest
+from hand_server import SOLUTION, write_server, written_modules
 
 from checks import ex23_server as server_checks
-
-ROOT = Path(__file__).resolve().parents[2]
-WRITEFILE = re.compile(r"\A%%writefile my_server/(\S+)\n")
-
-
-def written_modules(notebook):
-    """The files a notebook's %%writefile cells leave in my_server/: the last cell to write a file wins."""
-    files = {}
-    for cell in nbformat.read(ROOT / notebook, as_version=4).cells:
-        found = WRITEFILE.match(cell.source)
-        if cell.cell_type == "code" and found:
-            files[found.group(1)] = cell.source[found.end():]
-    return files
-
-
-SOLUTION = {name: re.sub(r"\n *### (BEGIN|END) SOLUTION", "", text)
-            for name, text in written_modules("solutions/23-a-server-by-hand.ipynb").items()}
 
 
 def server(tmp_path, module=None, function=None, body=None):
     """The solution's server in tmp_path/my_server, with `function` of `module` given another body."""
-    folder = tmp_path / "my_server"
-    folder.mkdir()
-    for name, text in SOLUTION.items():
-        if name == module:
-            text = replace_function(text, function, body)
-        (folder / name).write_text(text)
-    return str(folder)
+    modules = {name: replace_function(text, function, body) if name == module else text for name, text in SOLUTION.items()}
+    return write_server(tmp_path / "my_server", modules)
 
 
 def replace_function(text, function, body):
@@ -206,33 +183,20 @@ MISTAKES = [
 @pytest.mark.parametrize("change, check, phrases", [case[1:] for case in MISTAKES], ids=[case[0] for case in MISTAKES])
 def test_a_typical_mistake_fails_naming_its_rule(verdict, tmp_path, change, check, phrases):
     module, old, new = change
-    folder = tmp_path / "my_server"
-    folder.mkdir()
-    for name, text in SOLUTION.items():
-        (folder / name).write_text(text.replace(old, new) if name == module else text)
-    out = verdict(check, str(folder))
+    folder = write_server(tmp_path / "my_server", {**SOLUTION, module: SOLUTION[module].replace(old, new)})
+    out = verdict(check, folder)
     assert out.startswith("✗"), out
     missing = [phrase for phrase in phrases if phrase not in out]
     assert not missing, f"{missing} not in:\n{out}"
 
 
 def test_a_reply_to_a_notification_fails(verdict, tmp_path):
-    folder = tmp_path / "my_server"
-    folder.mkdir()
-    for name, text in SOLUTION.items():
-        if name == "__main__.py":
-            text = text.replace('        return None  # a notification', '        return jsonrpc.result(0, {})  # a notification')
-        (folder / name).write_text(text)
-    out = verdict(server_checks.check_read, str(folder))
+    loop = SOLUTION["__main__.py"].replace("        return None  # a notification", "        return jsonrpc.result(0, {})  # a notification")
+    out = verdict(server_checks.check_read, write_server(tmp_path / "my_server", {**SOLUTION, "__main__.py": loop}))
     assert out.startswith("✗") and "a reply to a notification" in out and "never gets a reply" in out, out
 
 
 def test_a_print_on_stdout_fails(verdict, tmp_path):
-    folder = tmp_path / "my_server"
-    folder.mkdir()
-    for name, text in SOLUTION.items():
-        if name == "tools.py":
-            text = text.replace('    wrong = problems(', '    print("checking", name)\n    wrong = problems(')
-        (folder / name).write_text(text)
-    out = verdict(server_checks.check_call_tool, str(folder))
+    tools = SOLUTION["tools.py"].replace("    wrong = problems(", '    print("checking", name)\n    wrong = problems(')
+    out = verdict(server_checks.check_call_tool, write_server(tmp_path / "my_server", {**SOLUTION, "tools.py": tools}))
     assert out.startswith("✗") and "a line on stdout that is not JSON: checking" in out, out
