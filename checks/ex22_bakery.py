@@ -4,7 +4,10 @@ Real servers cannot show some mistakes a report makes, so this one is built to: 
 know, server/discover included, with an empty result (a result, but no DiscoverResult); its first tool requires
 nothing, with an empty `required` list (JSON Schema allows one; the SDKs leave the key out), and its two tools with
 `required` properties answer a call without them differently; an unknown tool gets a result not marked isError; and
-its text is not ASCII, so characters and bytes differ.
+its text is not ASCII, so characters and bytes differ. It leaves out what the 2025-11-25 schema lets it leave out and
+the real servers here always send: isError in a result that did not fail ("If not set, this is assumed to be false"),
+and the last tool's annotations and description. `--false-is-error write` writes `"isError": false` as the SDKs do, so
+that a report which takes the key's presence for a failure meets one.
 
 `--before-initialize refuse` or `ignore` makes it a legacy server of another kind: every request before initialize
 (server/discover included) gets -32600, or no reply at all, as the stdio binding warns legacy servers may answer.
@@ -27,36 +30,41 @@ TOOLS = [
                      "required": ["loaf"]},
      "annotations": {"destructiveHint": False}},
     {"name": "cancel_order",
-     "description": "Cancel an order by its number; the bread goes back on the shelf.",
      "inputSchema": {"type": "object", "properties": {"order_id": {"type": "string"}}, "required": ["order_id"]}},
 ]
 TOOL_NAMES = [tool["name"] for tool in TOOLS]
 FIRST_REQUIRING = next(tool["name"] for tool in TOOLS if tool["inputSchema"].get("required"))
 
 
-def text_result(text, *, failed=False):
-    return {"content": [{"type": "text", "text": text}], "isError": failed}
+def text_result(text, *, failed=False, write_false=False):
+    """A CallToolResult; isError when it is true, or written as false too with write_false."""
+    result = {"content": [{"type": "text", "text": text}]}
+    return {**result, "isError": failed} if failed or write_false else result
 
 
-def call_tool(params):
+def call_tool(params, write_false=False):
     """(result, error) of a tools/call: each tool answers missing arguments in its own way."""
     name, arguments = params.get("name"), params.get("arguments", {})
+
+    def result(text, failed=False):
+        return text_result(text, failed=failed, write_false=write_false), None
+
     if name not in TOOL_NAMES:
-        return text_result(f"The bakery has no tool named {name}; ask for {', '.join(TOOL_NAMES)}."), None
+        return result(f"The bakery has no tool named {name}; ask for {', '.join(TOOL_NAMES)}.")
     if not isinstance(arguments, dict):
         return None, {"code": -32602, "message": "Invalid params: arguments must be an object"}
     if name == "opening_hours":
-        return text_result("Mon–Sat 06:30–18:00; closed on Sundays."), None
+        return result("Mon–Sat 06:30–18:00; closed on Sundays.")
     if name == "order_bread":
         if not isinstance(arguments.get("loaf"), str):
-            return text_result("Say which loaf: Roggenbrot, Brötchen or Brezel.", failed=True), None
-        return text_result(f"Order 17: {arguments.get('count', 1)} × {arguments['loaf']}."), None
+            return result("Say which loaf: Roggenbrot, Brötchen or Brezel.", failed=True)
+        return result(f"Order 17: {arguments.get('count', 1)} × {arguments['loaf']}.")
     if not isinstance(arguments.get("order_id"), str):
         return None, {"code": -32602, "message": "Invalid params: order_id is required"}
-    return text_result(f"Order {arguments['order_id']} cancelled."), None
+    return result(f"Order {arguments['order_id']} cancelled.")
 
 
-def answer(message):
+def answer(message, write_false=False):
     """The reply to one request, or None for a notification."""
     if not isinstance(message, dict) or "id" not in message:
         return None
@@ -69,7 +77,7 @@ def answer(message):
     elif method == "tools/list":
         result = {"tools": TOOLS}
     elif method == "tools/call":
-        result, error = call_tool(params)
+        result, error = call_tool(params, write_false)
     reply = {"jsonrpc": "2.0", "id": message["id"]}
     reply.update({"error": error} if error else {"result": result})
     return reply
@@ -83,8 +91,9 @@ def before_initialize(message, how):
             "error": {"code": -32600, "message": "Invalid Request: send initialize first"}}
 
 
-def serve(how="answer"):
-    """how: what a request before initialize gets: an answer as after it, -32600 ("refuse") or nothing ("ignore")."""
+def serve(how="answer", write_false=False):
+    """how: what a request before initialize gets: an answer as after it, -32600 ("refuse") or nothing ("ignore");
+    write_false: whether a result that did not fail says "isError": false."""
     initialized = False
     for line in sys.stdin.buffer:
         try:
@@ -94,7 +103,7 @@ def serve(how="answer"):
         else:
             early = (how != "answer" and not initialized and isinstance(message, dict) and "id" in message
                      and message.get("method") not in ("initialize", "ping"))
-            reply = before_initialize(message, how) if early else answer(message)
+            reply = before_initialize(message, how) if early else answer(message, write_false)
             initialized = initialized or (isinstance(message, dict) and message.get("method") == "initialize")
         if reply is not None:
             sys.stdout.buffer.write(json.dumps(reply, ensure_ascii=False, separators=(",", ":")).encode() + b"\n")
@@ -104,4 +113,6 @@ def serve(how="answer"):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description="The bakery, exercise 22's own 2025-11-25 server.")
     parser.add_argument("--before-initialize", choices=["answer", "refuse", "ignore"], default="answer")
-    serve(parser.parse_args().before_initialize)
+    parser.add_argument("--false-is-error", choices=["omit", "write"], default="omit")
+    arguments = parser.parse_args()
+    serve(arguments.before_initialize, arguments.false_is_error == "write")

@@ -3,7 +3,8 @@
 The check runs the learner's report(command) against seven servers: the lab, the reference time and git
 servers (SDK 2.3.0), the legacy time server (SDK 1.30.0, in .venv-legacy/) and three of the check's own bakery
 (ex22_bakery, 2025-11-25, built to tell apart what the four real servers answer alike): one answers the probe with
-an empty result, one with -32600 and one not at all, the three legacy answers a probe keyed to codes gets wrong.
+an empty result, one with -32600 and one not at all, the three legacy answers a probe keyed to codes gets wrong; the
+first leaves isError out of a result that did not fail, the second writes it as false.
 It compares each report with what the check itself reads from the same servers (once per kernel: nothing a report
 does changes them). Each
 server runs behind ex22_recorder, which keeps what the report sent and what came back: the check reads the envelope
@@ -61,7 +62,7 @@ def field_trip_servers():
             "git": [sys.executable, "-m", "mcp_server_git", "--repository", str(repo)],
             "legacy time": [str(LEGACY_PYTHON), "-m", "mcp_server_time", *ZONE],
             BAKERY: [sys.executable, bakery.__file__],
-            STRICT_BAKERY: [sys.executable, bakery.__file__, "--before-initialize", "refuse"],
+            STRICT_BAKERY: [sys.executable, bakery.__file__, "--before-initialize", "refuse", "--false-is-error", "write"],
             QUIET_BAKERY: [sys.executable, bakery.__file__, "--before-initialize", "ignore"],
         }
         recorded = {}
@@ -440,8 +441,10 @@ def crash_hint(name, right, sessions):
     if name in (STRICT_BAKERY, QUIET_BAKERY):
         return era_hint(name, LEGACY)
     if name == BAKERY:
-        return ("The bakery is not the lab: it speaks only 2025-11-25, its first tool has no required list and its "
-                "last no annotations, and it may answer a call with a JSON-RPC error. Read optional fields with .get().")
+        return ("The bakery is not the lab: it speaks only 2025-11-25, its first tool's required list is empty, its "
+                "last tool has no annotations and no description, its results leave isError out when it is false "
+                "(the schema: \"If not set, this is assumed to be false\"), and it may answer a call with a "
+                "JSON-RPC error. Read optional fields with .get().")
     if name == "legacy time":
         return ("The legacy server is not the lab: its results carry no resultType, its tools no annotations "
                 "and no outputSchema, and it wants the handshake before tools/list. Read optional fields with .get().")
@@ -490,8 +493,9 @@ def hint_hint(hint, given):
 
 def error_hint(given, right):
     if right == "result":
-        return ("This server answered with a result whose isError is false: report \"result\". Read the isError "
-                "value (reply.is_tool_error), not whether the word is somewhere in the reply.")
+        return ("This server answered with a result not marked as failed (isError false, or left out, which means "
+                "false): report \"result\". Read the isError value (reply.is_tool_error), not whether the word or the "
+                "key is somewhere in the reply.")
     if right == "isError":
         return ("Not every error is a JSON-RPC error: this server answered with a result whose isError is true "
                 "(reply.is_tool_error). Report \"isError\" for that.")

@@ -9,7 +9,7 @@ import threading
 import pytest
 
 import checks
-from checks.ex22_field_trip import DEFAULTS, field_trip_servers, reference_reports
+from checks.ex22_field_trip import DEFAULTS, reference_reports
 from mcpwire import StdioWire, WireTimeout, count_tokens, frames
 
 pytestmark = pytest.mark.slow  # every report starts seven servers, one of them the lab
@@ -130,33 +130,6 @@ def test_the_reference_reads_each_server_as_the_lesson_shows_it():
     assert all(hints == DEFAULTS for hints in reports["legacy time"]["hints"].values())
 
 
-def test_the_bakery_tells_apart_what_the_real_servers_answer_alike():
-    # Its first tool requires nothing, and its two tools with required properties answer a bare call differently.
-    with field_trip_servers() as servers, StdioWire(servers["bakery"], timeout=30) as wire:
-        assert wire.request("server/discover").result == {}
-        wire.send(frames.legacy_initialize(id=wire.next_id))
-        wire.send(frames.legacy_initialized())
-        listing = wire.send(frames.legacy_request("tools/list", id=wire.next_id))
-        listing_bytes = wire.transcript[-1].bytes_down
-        answers = [style(wire.send(frames.legacy_request("tools/call", {"name": tool["name"], "arguments": {}}, id=wire.next_id)))
-                   for tool in listing.result["tools"]]
-    assert answers == ["result", "isError", -32602]
-    assert listing_bytes > len(listing.text) + 1  # letters outside ASCII: more bytes than characters
-
-
-def test_the_other_bakeries_refuse_or_ignore_what_comes_before_initialize():
-    with field_trip_servers() as servers:
-        with StdioWire(servers["strict bakery"], timeout=30) as wire:
-            refused = wire.request("server/discover")
-            wire.send(frames.legacy_initialize(id=wire.next_id))
-            listed = wire.send(frames.legacy_request("tools/list", id=wire.next_id))
-        assert refused.code == -32600 and listed.ok
-        with StdioWire(servers["quiet bakery"], timeout=30) as wire:
-            with pytest.raises(WireTimeout):
-                wire.request("server/discover", timeout=3)
-            assert wire.send(frames.legacy_initialize(id=wire.next_id)).ok
-
-
 def test_right(verdict):
     out = verdict(checks.check_server_report, report_with)
     assert out.startswith("✓ report is right on all seven servers") and "the 2025-11-25 servers the handshake" in out
@@ -226,6 +199,17 @@ def test_assumes_the_labs_shapes(verdict):
     out = verdict(checks.check_server_report, lab_shapes)
     assert out.startswith("✗ report raised KeyError: 'annotations' for the legacy time server")
     assert "no annotations" in out
+
+
+def test_reads_is_error_as_always_there(verdict):
+    # The real servers here always send isError; the 2025-11-25 schema lets a result leave it out ("If not set, this
+    # is assumed to be false"), and the bakery does.
+    def strict_is_error(command):
+        return report_with(command, error_style=lambda reply: reply.code if reply.error else (
+            "isError" if reply.result["isError"] else "result"))
+    out = verdict(checks.check_server_report, strict_is_error)
+    assert out.startswith("✗ report raised KeyError: 'isError' for the bakery server."), out
+    assert "leave isError out when it is false" in out and "Read optional fields with .get()" in out
 
 
 def test_reads_a_missing_annotation_as_false(verdict):
@@ -404,9 +388,21 @@ def test_finds_a_tool_error_by_the_word_in_the_reply(verdict):
         return report_with(command, error_style=lambda reply: reply.code if reply.error else
                            ("isError" if "rror" in json.dumps(reply.result) else "result"))
     out = verdict(checks.check_server_report, word_error)
-    assert out.startswith("✗ report says the bakery server answers a call to a tool that does not exist with "
-                          "'isError'; it answers a result not marked isError")
+    # The bakery leaves isError out; its strict sibling writes it as false, and the word is in the key.
+    assert out.startswith("✗ report says the strict bakery server answers a call to a tool that does not exist with "
+                          "'isError'; it answers a result not marked isError"), out
     assert "Read the isError value" in out
+
+
+def test_takes_the_is_error_key_for_a_failure(verdict):
+    # Found when the bakery began leaving isError out: only a result that writes it as false tells this apart.
+    def key_present(command):
+        return report_with(command, error_style=lambda reply: reply.code if reply.error else
+                           ("isError" if "isError" in reply.result else "result"))
+    out = verdict(checks.check_server_report, key_present)
+    assert out.startswith("✗ report says the strict bakery server answers a call to a tool that does not exist with "
+                          "'isError'; it answers a result not marked isError"), out
+    assert "not whether the word or the key is somewhere in the reply" in out
 
 
 def test_counts_characters_not_bytes(verdict):

@@ -1,0 +1,48 @@
+"""Exercise 22's recorder sits between a report and the server it starts: the report must not notice it, and the check
+reads from its two files what the report sent and the very lines that came back."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+from checks import ex22_recorder as recorder
+
+ECHO = [sys.executable, "-c", "import sys\nfor line in sys.stdin.buffer: sys.stdout.buffer.write(line); sys.stdout.buffer.flush()"]
+
+
+def recorded(folder, command, sent, **kwargs):
+    return subprocess.run([sys.executable, recorder.__file__, str(folder), *command], input=sent, capture_output=True,
+                          timeout=30, **kwargs)
+
+
+def test_bytes_pass_both_ways_unchanged_and_are_kept(tmp_path):
+    # Not only JSON: a broken line and bytes that are not UTF-8 reach the server and come back as they were.
+    sent = b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n{"broken\n\xff\xfe caf\xc3\xa9\n'
+    done = recorded(tmp_path, ECHO, sent)
+    assert done.returncode == 0 and done.stdout == sent
+    [log] = tmp_path.glob("*.jsonl")
+    assert log.read_bytes() == sent and Path(recorder.replies_path(log)).read_bytes() == sent
+
+
+def test_each_process_gets_files_of_its_own(tmp_path):
+    # A report may start a server more than once (a fresh process for the handshake): each run is a session.
+    for line in (b"first\n", b"second\n"):
+        recorded(tmp_path, ECHO, line)
+    logs = sorted(tmp_path.glob("*.jsonl"))
+    assert sorted(log.read_bytes() for log in logs) == [b"first\n", b"second\n"]
+    assert all(Path(recorder.replies_path(log)).exists() for log in logs)
+
+
+def test_the_servers_exit_code_and_stderr_are_the_recorders_own(tmp_path):
+    done = recorded(tmp_path, [sys.executable, "-c", "import sys; sys.stderr.write('starting\\n'); sys.exit(3)"], b"")
+    assert done.returncode == 3 and done.stderr == b"starting\n" and done.stdout == b""
+
+
+def test_a_server_that_ends_early_does_not_hang_the_report(tmp_path):
+    # The server reads nothing and stops; the report still writes, and the recorder ends instead of blocking.
+    done = recorded(tmp_path, [sys.executable, "-c", "print('bye', flush=True)"], b"x" * 200_000)
+    assert done.returncode == 0 and done.stdout == b"bye\n"
+
+
+def test_the_replies_file_is_named_after_the_sent_one():
+    assert recorder.replies_path("/tmp/received-3/tmpab12.jsonl") == "/tmp/received-3/tmpab12.replies"
