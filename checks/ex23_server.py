@@ -9,6 +9,7 @@ case the server gets wrong. The last check hands the server to a client no one h
 import asyncio
 import json
 import queue
+import subprocess
 import sys
 import tempfile
 import threading
@@ -96,6 +97,20 @@ READ_CASES = [
      "a notification never gets a reply", NOTIFICATIONS),
     ({"jsonrpc": "2.0", "method": "notifications/made_up"}, ("silence",),
      "not even a notification the server does not know", NOTIFICATIONS),
+    (request(30, "ping") | {"jsonrpc": 2.0}, error(-32600, 30), '"jsonrpc" is the string "2.0", not the number 2.0',
+     JSON_RPC),
+    (request(31, "ping") | {"jsonrpc": "2.0 "}, error(-32600, 31), '"jsonrpc" is exactly "2.0": no white space', JSON_RPC),
+    (request(32, "ping") | {"jsonrpc": "2"}, error(-32600, 32), '"jsonrpc" is exactly "2.0", not "2"', JSON_RPC),
+    (request(33, "ping") | {"params": None}, error(-32600, 33),
+     '"params" present and null is neither an object nor an array', JSON_RPC),
+    (b'{"jsonrpc":"2.0","id":34,"method":"pi\xffng"}', error(-32700, NO_ID),
+     "a byte that is not UTF-8 inside a string makes the whole line unreadable: do not replace it, refuse the line",
+     UTF8),
+    (request(0, "ping") | {"jsonrpc": "1.0"}, error(-32600, 0),
+     "an error for id 0 carries id 0: test for a readable id with `in` and isinstance, not with truth", ERROR_IDS),
+    (request(35, ""), error(-32601, 35), 'the empty string is a string: "method" is valid, and no method has that name',
+     JSON_RPC),
+    (request(2**40, "ping"), error(-32601, 2**40), "a large integer is a valid id", REQUEST_IDS),
     (request(13, "ping"), error(-32601, 13), "after all that, the server still answers", "the loop"),
 ]
 
@@ -123,6 +138,16 @@ ENVELOPE_CASES = [
     (discover(31, META | {"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
                           "com.example/trace": "x"}), ("result",),
      "keys the server does not know are not a reason to refuse", ENVELOPE),
+    (discover(33, [VERSION, CAPABILITIES]), error(-32602, 33),
+     "_meta must be an object; a list that holds the key names is not one", ENVELOPE),
+    (discover(34, {VERSION: "2026-07-28", CAPABILITIES: None}), error(-32602, 34), "null capabilities are not an object",
+     ENVELOPE),
+    (discover(35, {VERSION: "2026-07-28", CAPABILITIES: []}), error(-32602, 35), "a list is not an object", ENVELOPE),
+    (discover(36, {VERSION: "2026-07-28", CAPABILITIES: True}), error(-32602, 36), "true is not an object", ENVELOPE),
+    (discover(37, {VERSION: " 2026-07-28", CAPABILITIES: {}}), ("unsupported", 37, " 2026-07-28"),
+     "a version is compared exactly: this one has a space in front", VERSIONS),
+    (discover(38, {VERSION: "2026", CAPABILITIES: {}}), ("unsupported", 38, "2026"),
+     "a version is a whole string, not a part of one", VERSIONS),
     (discover(32, {VERSION: "2026-07-28", CAPABILITIES: {"elicitation": {"form": {}}}}), ("result",),
      "declared capabilities are the client's to list", ENVELOPE),
 ]
@@ -142,19 +167,19 @@ TOOL_CASES = [
      "arguments that are not an object fail the CallToolRequest schema", TOOL_ERRORS),
     (call(44, {"name": "shout", "arguments": "hello"}), error(-32602, 44), "a string is not an object either",
      TOOL_ERRORS),
-    (call(45, {"name": "count_words", "arguments": {}}), ("tool error",),
+    (call(45, {"name": "count_words", "arguments": {}}), ("tool error", "text"),
      "a missing argument is an input validation error: a result with isError true", TOOL_ERRORS),
-    (call(46, {"name": "count_words", "arguments": {"text": 42}}), ("tool error",),
+    (call(46, {"name": "count_words", "arguments": {"text": 42}}), ("tool error", "text"),
      "a number where the schema says string", TOOL_ERRORS),
-    (call(47, {"name": "divide", "arguments": {"dividend": "one", "divisor": 2}}), ("tool error",),
+    (call(47, {"name": "divide", "arguments": {"dividend": "one", "divisor": 2}}), ("tool error", "dividend"),
      "a string where the schema says number", TOOL_ERRORS),
-    (call(48, {"name": "divide", "arguments": {"dividend": True, "divisor": 2}}), ("tool error",),
+    (call(48, {"name": "divide", "arguments": {"dividend": True, "divisor": 2}}), ("tool error", "dividend"),
      "true is not a number in JSON Schema, though a Python bool is an int", TOOL_ERRORS),
-    (call(49, {"name": "shout", "arguments": {"text": "hi", "volume": 11}}), ("tool error",),
+    (call(49, {"name": "shout", "arguments": {"text": "hi", "volume": 11}}), ("tool error", "volume"),
      "an argument the schema does not name (additionalProperties is false)", TOOL_ERRORS),
-    (call(50, {"name": "shout"}), ("tool error",),
+    (call(50, {"name": "shout"}), ("tool error", "text"),
      "arguments may be left out; then shout misses its text", TOOL_ERRORS),
-    (call(51, {"name": "divide", "arguments": {"dividend": 1, "divisor": 0}}), ("tool error",),
+    (call(51, {"name": "divide", "arguments": {"dividend": 1, "divisor": 0}}), ("tool error", "zero"),
      "dividing by zero is the tool's own error", TOOL_ERRORS),
     (call(52, {"name": "count_words", "arguments": {"text": "one two  three"}}),
      ("structured", {"words": 3, "characters": 14}), "a right call gets its structuredContent and text copy",
@@ -163,6 +188,19 @@ TOOL_CASES = [
      "integers are numbers too", f"{SPEC}/server/tools#structured-content"),
     (call(54, {"name": "divide", "arguments": {"dividend": 0.5, "divisor": -0.25}}),
      ("structured", {"quotient": -2.0}), "and so are decimals", f"{SPEC}/server/tools#structured-content"),
+    (call(56, {"name": "shout", "arguments": None}), error(-32602, 56),
+     "arguments present and null are not an object (only arguments left out count as {})", TOOL_ERRORS),
+    (call(57, {"name": "shout", "arguments": []}), error(-32602, 57), "an empty list is not an object either",
+     TOOL_ERRORS),
+    (call(58, {"name": "shout", "arguments": ""}), error(-32602, 58), "nor is an empty string", TOOL_ERRORS),
+    (call(59, {"name": ["shout"], "arguments": {"text": "hi"}}), error(-32602, 59),
+     "a list is not a tool name (and cannot be a dict key: test that the name is a string first)", TOOL_ERRORS),
+    (call(60, {"name": {"tool": "shout"}, "arguments": {}}), error(-32602, 60), "an object is not a tool name",
+     TOOL_ERRORS),
+    (call(61, {"name": "Shout", "arguments": {"text": "hi"}}), error(-32602, 61),
+     "tool names are compared exactly: there is no tool Shout", TOOL_ERRORS),
+    (call(62, {"name": " shout", "arguments": {"text": "hi"}}), error(-32602, 62),
+     "and there is no tool ' shout' either", TOOL_ERRORS),
     (call(55, {"name": "shout", "arguments": {"text": "quiet"}}), ("text", "QUIET"), "a tool with no outputSchema",
      f"{SPEC}/server/tools#tool-result"),
 ]
@@ -223,8 +261,8 @@ def judge(raw, expect):
         if problem or kind == "error":
             return problem
         data = reply["error"].get("data")
-        if not isinstance(data, dict) or "2026-07-28" not in (data.get("supported") or []) \
-                or data.get("requested") != expect[2]:
+        supported = data.get("supported") if isinstance(data, dict) else None
+        if not isinstance(supported, list) or "2026-07-28" not in supported or data.get("requested") != expect[2]:
             return (f"-32022 with data {short(data)}: data.supported must list the versions the server speaks "
                     f"(2026-07-28) and data.requested must be the version asked for ({expect[2]!r})")
         return None
@@ -239,8 +277,10 @@ def judge(raw, expect):
         if result.get("isError") is not True:
             return f"a result with isError {result.get('isError')!r}, not true"
         texts = [block.get("text") for block in result.get("content") or [] if isinstance(block, dict)]
-        return None if any(isinstance(text, str) and text.strip() for text in texts) else \
-            "a tool error with no text: the model needs words to correct itself"
+        words = " ".join(text for text in texts if isinstance(text, str))
+        if not words.strip():
+            return "a tool error with no text: the model needs words to correct itself"
+        return None if expect[1] in words else f"a tool error whose text {short(words)!r} does not name {expect[1]!r}"
     if result.get("isError") is not False:
         return f"a result with isError {result.get('isError')!r} for a call that worked"
     texts = [block.get("text") for block in result.get("content") or [] if isinstance(block, dict)]
@@ -323,14 +363,16 @@ def _stub_in(server):
     return None
 
 
-def _report(folder, cases, what, own):
+def _report(folder, cases, what, own, quiet=False):
+    """Run the cases and say what went wrong; True when all passed (then `quiet` leaves the ✓ to the caller)."""
     if not (Path(folder) / "__main__.py").exists():
         not_done(f"run the cells above first: {folder}/__main__.py does not exist yet.")
-        return
+        return False
     outcome = run_cases(folder, cases)
     if outcome is None:
-        passed(f"Your server answered all {len(cases)} {what} as the rules ask.")
-        return
+        if not quiet:
+            passed(f"Your server answered all {len(cases)} {what} as the rules ask.")
+        return True
     if outcome[0] == "not done":
         where, task = TASKS[outcome[1]]
         if outcome[1] == own:
@@ -338,11 +380,12 @@ def _report(folder, cases, what, own):
         else:
             not_done(f"{where} (task {task}) still raises NotImplementedError, and this check needs it: finish task "
                      f"{task} first.")
-        return
+        return False
     (frame, expect, why, source), problem, traceback_end = outcome
     sent = line(frame).decode(errors="replace")
     failed(f"The line {short(sent, 120)}\n  got {problem}.", hint=f"{why} ({source}).",
            more=None if traceback_end is None or "exited" in problem else f"your server's stderr shows: {traceback_end}")
+    return False
 
 
 def check_read(folder="my_server"):
@@ -350,9 +393,28 @@ def check_read(folder="my_server"):
     _report(folder, READ_CASES, "lines, broken and valid,", "read")
 
 
+# What check() returns never reaches the wire (methods.call does not use it yet): a process of its own asks it.
+RETURN_PROBE = ("import json, sys; sys.path.insert(0, sys.argv[1]); import envelope; "
+                "print(json.dumps(envelope.check(json.loads(sys.argv[2]))))")
+DECLARED = {"elicitation": {"form": {}}, "extensions": {"com.example/x": {}}}
+
+
 def check_envelope_rules(folder="my_server"):
     """envelope.check(params): -32602 for a missing or malformed required key, -32022 for a version not served."""
-    _report(folder, ENVELOPE_CASES, "envelopes", "check")
+    if not _report(folder, ENVELOPE_CASES, "envelopes", "check", quiet=True):
+        return
+    params = {"_meta": {VERSION: "2026-07-28", CAPABILITIES: DECLARED}}
+    ran = subprocess.run([sys.executable, "-c", RETURN_PROBE, str(folder), json.dumps(params)], capture_output=True,
+                         text=True, timeout=30)
+    returned = _json_or_none(ran.stdout) if ran.returncode == 0 else None
+    if returned != DECLARED:
+        failed(f"check(params) returned {short(ran.stdout.strip() or ran.stderr.strip()[-200:])} for capabilities "
+               f"{short(DECLARED)}.", hint="Return the client's capabilities, params['_meta'][CAPABILITIES], as they "
+                                           "came: a method that needs one of them (and answers -32021 without it) "
+                                           "reads them there.")
+        return
+    passed(f"Your server answered all {len(ENVELOPE_CASES)} envelopes as the rules ask, and check() returns the "
+           "client's capabilities.")
 
 
 def check_call_tool(folder="my_server"):

@@ -122,9 +122,12 @@ def test_right_answers_written_differently_pass(verdict, tmp_path, module, funct
     assert verdict(check, folder).startswith("✓")
 
 
-def mutated(module, old, new):
-    assert old in SOLUTION[module], f"the solution no longer has {old!r}"
-    return module, old, new
+def mutated(module, old, new, *more):
+    """One learner's change: `old` replaced by `new` in `module` (and each further old, new pair in `more`)."""
+    pairs = [(old, new), *zip(more[::2], more[1::2])]
+    for before, _ in pairs:
+        assert before in SOLUTION[module], f"the solution no longer has {before!r}"
+    return module, pairs
 
 
 # A learner's typical mistakes, as one change to the solution each, and words the verdict must contain.
@@ -180,10 +183,63 @@ MISTAKES = [
 ]
 
 
+# What a blind learner got past the check before these cases were added (each failed the check at 83ad1ff).
+MISTAKES += [
+    ("jsonrpc-stripped-or-2", mutated("jsonrpc.py", 'if message.get("jsonrpc") != "2.0":',
+                                      'if str(message.get("jsonrpc")).strip() not in ("2.0", "2"):'),
+     server_checks.check_read, ['"jsonrpc":2.0', "where -32600 was due", "the number 2.0"]),
+    ("params-null-accepted", mutated("jsonrpc.py", 'if "params" in message and not isinstance',
+                                     'if message.get("params") is not None and not isinstance'),
+     server_checks.check_read, ['"params":null', "neither an object nor an array"]),
+    ("bad-utf8-replaced", mutated("jsonrpc.py", 'line.decode("utf-8")', 'line.decode("utf-8", errors="replace")'),
+     server_checks.check_read, ["where -32700 was due", "do not replace it"]),
+    ("id-0-as-missing", mutated("jsonrpc.py", "readable = id if is_id(id) else None", "readable = id if is_id(id) and id != 0 else None",
+                                'if "id" in message and readable is None:', 'if "id" in message and not is_id(id):'),
+     server_checks.check_read, ['"id":0', "the request's id was 0"]),
+    ("empty-method-refused", mutated("jsonrpc.py", 'if not isinstance(message.get("method"), str):',
+                                     'if not isinstance(message.get("method"), str) or not message["method"]:'),
+     server_checks.check_read, ['"method":""', "where -32601 was due"]),
+    ("large-ids-refused", mutated("jsonrpc.py", "and not isinstance(value, bool)",
+                                  "and not isinstance(value, bool) and (not isinstance(value, int) or abs(value) < 2**31)"),
+     server_checks.check_read, ["1099511627776", "a large integer is a valid id"]),
+    ("check-returns-nothing", mutated("envelope.py", "    return meta[CAPABILITIES]", "    return None"),
+     server_checks.check_envelope_rules, ["check(params) returned null", "Return the client's capabilities"]),
+    ("supported-as-a-string", mutated("envelope.py", '{"supported": SUPPORTED, "requested": version}',
+                                      '{"supported": SUPPORTED[0], "requested": version}'),
+     server_checks.check_envelope_rules, ["data.supported must list"]),
+    ("null-capabilities-accepted", mutated("envelope.py", "if not isinstance(meta[CAPABILITIES], dict):",
+                                           "if meta[CAPABILITIES] is not None and not isinstance(meta[CAPABILITIES], dict):"),
+     server_checks.check_envelope_rules, ["null capabilities are not an object"]),
+    ("list-capabilities-accepted", mutated("envelope.py", "if not isinstance(meta[CAPABILITIES], dict):",
+                                           "if not isinstance(meta[CAPABILITIES], (dict, list)):"),
+     server_checks.check_envelope_rules, ["a list is not an object"]),
+    ("meta-tested-by-truth", mutated("envelope.py", "if not isinstance(meta, dict):", "if not meta:"),
+     server_checks.check_envelope_rules, ["a list that holds the key names is not one"]),
+    ("version-stripped", mutated("envelope.py", "if version not in SUPPORTED:", "if version.strip() not in SUPPORTED:"),
+     server_checks.check_envelope_rules, ["compared exactly", "-32022 was due"]),
+    ("version-as-a-substring", mutated("envelope.py", "if version not in SUPPORTED:", "if version not in SUPPORTED[0]:"),
+     server_checks.check_envelope_rules, ["a whole string", "-32022 was due"]),
+    ("falsy-arguments-as-empty", mutated("tools.py", 'params.get("arguments", {})', 'params.get("arguments") or {}'),
+     server_checks.check_call_tool, ['"arguments":null', "a result where error -32602 was due"]),
+    ("unhashable-name-crashes", mutated("tools.py", 'tool = next((tool for tool in toolbox.TOOLS if tool["name"] == name), None)',
+                                        'tool = {tool["name"]: tool for tool in toolbox.TOOLS}.get(name)'),
+     server_checks.check_call_tool, ['"name":["shout"]', "error -32603", "test that the name is a string first"]),
+    ("generic-tool-error", mutated("tools.py", 'return toolbox.result(f"Invalid arguments for {name}: " + "; ".join(wrong) + ".", is_error=True)',
+                                   'return toolbox.result("Invalid arguments.", is_error=True)'),
+     server_checks.check_call_tool, ["does not name 'text'"]),
+    ("forgiving-tool-names", mutated("tools.py", 'if tool["name"] == name), None)',
+                                     'if tool["name"] == (name.strip().lower() if isinstance(name, str) else name)), None)'),
+     server_checks.check_call_tool, ['"name":"Shout"', "compared exactly"]),
+]
+
+
 @pytest.mark.parametrize("change, check, phrases", [case[1:] for case in MISTAKES], ids=[case[0] for case in MISTAKES])
 def test_a_typical_mistake_fails_naming_its_rule(verdict, tmp_path, change, check, phrases):
-    module, old, new = change
-    folder = write_server(tmp_path / "my_server", {**SOLUTION, module: SOLUTION[module].replace(old, new)})
+    module, pairs = change
+    text = SOLUTION[module]
+    for before, after in pairs:
+        text = text.replace(before, after)
+    folder = write_server(tmp_path / "my_server", {**SOLUTION, module: text})
     out = verdict(check, folder)
     assert out.startswith("✗"), out
     missing = [phrase for phrase in phrases if phrase not in out]
