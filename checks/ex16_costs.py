@@ -318,6 +318,8 @@ KNOWN_SESSIONS = [
      [100, 100, 400, 100, 100, 100], 250, 2),
     # Modern dearer by 10 a request, but a handshake of 250 is paid back only after request 25: not within these 6.
     ("a session that ends before the modern total gets ahead", [110] * 6, [100] * 6, 250, None),
+    # Equal after the last request: the modern total would get ahead only at a request 7 the session does not have.
+    ("a session whose totals are equal after its last request", [110] * 6, [100] * 6, 60, None),
 ]
 RANDOM_SESSIONS = 2  # drawn for each run, on top of the known ones: an answer cannot be a table of the inputs
 
@@ -368,7 +370,7 @@ def check_break_even(first_costlier, lab=None):
            f"{found['tokens']} in tokens ({TOKENIZER_NAME}), as your function says; it also gets a tie, a crossing at the "
            "first and at the last request, requests of different costs, a lead lost again (and won again later), a "
            "session of 30 requests, sessions drawn at random, and sessions where the envelope never costs more within "
-           "the session right.")
+           "the session (one of them with equal totals at its end) right.")
 
 
 def _judge_crossing(first_costlier, what, unit, modern, legacy, handshake, answer):
@@ -384,14 +386,20 @@ def _judge_crossing(first_costlier, what, unit, modern, legacy, handshake, answe
         failed(f"first_costlier raised {outcome.error_text} on {what}.")
         return False
     got = _whole(outcome.value)
-    if got == answer and (got is None or isinstance(got, int)):
+    if got == answer and (got is None or isinstance(got, int) and not isinstance(got, bool)):
         return True
     given = f"On {what} (modern {short(modern, 400)}, legacy {short(legacy, 400)}, handshake {handshake} {unit})"
+    if isinstance(got, bool) and (got or answer is not None):  # False for never is told that None says so, below
+        # Python counts True as 1 and False as 0, so a bool compares equal to a count: blame its type.
+        failed(f"{given} your function returned {got}, a bool, not a number of requests.",
+               hint="Return the count as a number (an int), or None when the modern session never costs more.")
+        return False
     if got is None or not isinstance(got, int) or isinstance(got, bool) or not 1 <= got <= len(modern):
         if got is not None and not isinstance(got, int):
             # The right count as text ("3") would read as 3 in the message: blame its type, not the totals.
             failed(f"{given} your function returned {shown(got)}, which is not a whole number of requests.",
-                   hint="Return the count as a number, an int, or None when the modern session never costs more.")
+                   hint="Return the count as a number (an int; a whole float such as 3.0 is taken too), or None "
+                        "when the modern session never costs more.")
             return False
         ours, theirs = _totals(modern, legacy, handshake, answer) if answer else _totals(modern, legacy, handshake,
                                                                                        len(modern))

@@ -444,7 +444,7 @@ CROSSING_WRONG = [
 
 def test_the_known_sessions_have_the_answers_the_check_gives():
     assert [expected_crossing(m, leg, h) for _, m, leg, h, _ in KNOWN_SESSIONS] == [s[-1] for s in KNOWN_SESSIONS]
-    assert [solution_crossing(m, leg, h) for _, m, leg, h, _ in KNOWN_SESSIONS] == [3, 4, None, 1, 6, 1, None, 2, 26, 2, None]
+    assert [solution_crossing(m, leg, h) for _, m, leg, h, _ in KNOWN_SESSIONS] == [3, 4, None, 1, 6, 1, None, 2, 26, 2, None, None]
 
 
 @pytest.mark.parametrize("first_costlier", CROSSING_RIGHT, ids=lambda f: f.__name__)
@@ -664,3 +664,49 @@ def drops_only_the_blocks_for_the_user_alone(result):
 def test_model_copy_dropping_only_the_blocks_for_the_user_alone_passes(verdict, lab):
     out = verdict(checks.check_model_copy, drops_only_the_blocks_for_the_user_alone, lab)
     assert out.startswith("✓ Your host gives the model 229 tokens") and "one for the user and the assistant" in out, out
+
+
+# --- found by a fourth blind learner run: a bool for a count, and a count past the end of the session --------------
+
+def true_for_the_first_request(modern, legacy, handshake):
+    """Wrong: True for request 1 (Python counts True as 1, but a bool is no count)."""
+    found = solution_crossing(modern, legacy, handshake)
+    return True if found == 1 else found
+
+
+def one_past_the_end_on_a_tie(modern, legacy, handshake):
+    """Wrong: when the totals are equal after the last request, the next request is taken as the crossing."""
+    found = solution_crossing(modern, legacy, handshake)
+    if found is None and sum(modern) == handshake + sum(legacy):
+        return len(modern) + 1
+    return found
+
+
+@pytest.mark.parametrize("first_costlier, phrases", [
+    pytest.param(true_for_the_first_request, ("returned True", "a bool", "an int"), id="true-for-request-one"),
+    pytest.param(one_past_the_end_on_a_tie, ("equal after its last request", "returned 7",
+                                             "a request after the last one is not in the session"),
+                 id="one-past-the-end-on-a-tie"),
+])
+def test_break_even_fourth_run_wrong_answers_fail(verdict, first_costlier, phrases):
+    out = verdict(checks.check_break_even, first_costlier)
+    assert fails_naming(out, phrases), out
+
+
+def joined_with_nothing(result):
+    """Allowed (the separator is the learner's, even none): every text block's text, as it is, run together."""
+    if result.get("structuredContent") is not None:
+        return solution_copy(result)
+    return "".join(texts_of(result))
+
+
+def structured_content_by_its_key(result):
+    """Allowed: `"structuredContent" in result` (the check never sends null, which the two readings would split on)."""
+    if "structuredContent" in result:
+        return json.dumps(result["structuredContent"], separators=(",", ":"), ensure_ascii=False)
+    return "\n".join(texts_of(result))
+
+
+@pytest.mark.parametrize("for_model", [joined_with_nothing, structured_content_by_its_key], ids=lambda f: f.__name__)
+def test_model_copy_fourth_run_right_answers_pass(verdict, lab, for_model):
+    assert verdict(checks.check_model_copy, for_model, lab).startswith("✓ Your host gives the model"), for_model
