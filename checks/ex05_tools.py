@@ -263,6 +263,13 @@ def _other_servers(cases):
     # text is for reading, so the detail is None, whatever the text looks like.
     text_only = copy.deepcopy(by_story["read_note of 'welcome'"])
     text_only["result"]["content"] = [{"type": "text", "text": json.dumps(text_only["result"].pop("structuredContent"))}]
+    # structuredContent there but empty: {} is the detail, though it is false (`or None` loses it).
+    empty = copy.deepcopy(by_story["read_note of 'welcome'"])
+    empty["result"]["structuredContent"] = {}
+    empty["result"]["content"] = [{"type": "text", "text": "Nothing to report."}]
+    # isError left out and no structuredContent either: still a result (absent isError means false, whatever else).
+    bare = copy.deepcopy(by_story["night_report, a tool with no outputSchema"])
+    del bare["result"]["isError"]
     return [("read_note of 'welcome', from a server that leaves out isError (absent means false)", quiet),
             ("sync_notes, from a server that writes its error text in two blocks, the second ending with a newline",
              split),
@@ -271,7 +278,10 @@ def _other_servers(cases):
             ("a lint tool of another server that found nothing wrong and says so in a text starting with "
              "\"Errors found: 0\" (isError false)", lint),
             ("read_note of 'welcome', from a server that sends no structuredContent, its data only as JSON in a text "
-             "block", text_only)]
+             "block", text_only),
+            ("a tool of another server whose structuredContent is an empty {} (it had nothing to report)", empty),
+            ("night_report, from a server that leaves out isError and sends no structuredContent (the tool has no "
+             "outputSchema)", bare)]
 
 
 def expected_kind(message):
@@ -312,12 +322,13 @@ def check_reply_kinds(classify, lab=None):
         if got[1] != want[1]:
             failed(f"The check sent {story}. classify found the kind ({want[0]!r}) but returned the detail "
                    f"{shown(got[1], DETAIL_LIMIT)}; expected {shown(want[1], DETAIL_LIMIT)}.",
-                   hint=_parsed_text_hint(message, got[1]) or _stripped_hint(message, got[1])
+                   hint=_empty_structured_hint(message, got[1]) or _parsed_text_hint(message, got[1])
+                   or _stripped_hint(message, got[1])
                    or _detail_hint(want[0]))
             return
     passed(f"classify sorted all {len(cases)} replies: results with their structuredContent (isError absent "
-           "included, texts that talk of errors included, and None for a tool with no outputSchema and for a result "
-           "whose only copy of the data is JSON text), tool errors "
+           "included, texts that talk of errors included, an empty {} kept as it is, and None for a tool with no "
+           "outputSchema and for a result whose only copy of the data is JSON text), tool errors "
            "(the unknown tool included) with their text, and JSON-RPC errors with their code.")
 
 
@@ -346,6 +357,10 @@ def _kind_hint(kind, message):
         return ("isError is false, so the call worked, whatever its text says: a tool's text may talk of errors "
                 "(a note about measurement error, a report of errors found: 0). The kind is never read from the "
                 "words: only isError and the \"error\" member decide it.")
+    if "isError" not in message["result"]:
+        return ("This result leaves out isError, and an absent isError means false, whatever else the result holds "
+                "or lacks (structuredContent too): the call worked. Go by isError alone, read with "
+                "result.get(\"isError\", False).")
     return ("isError false (or absent) and no \"error\" member: the call worked. structuredContent is optional "
             "(on the lab, only tools with an outputSchema send it), so a result may have none (its detail is then None).")
 
@@ -378,6 +393,15 @@ def _stripped_hint(message, detail):
                 "of the text, such as the newline that ends a block.")
     return ("Your text has whitespace the blocks do not: pass each block's text as it is, with one newline between "
             "two blocks and nothing added after the last (\"\\n\".join(texts)).")
+
+
+def _empty_structured_hint(message, detail):
+    """A hint when the detail is None (or missing) where structuredContent is an empty {}, else None."""
+    if (message.get("result") or {}).get("structuredContent", None) != {} or detail:
+        return None
+    return ("This result has structuredContent, an empty {}: that is its detail. An empty {} is false, so `or None` "
+            "or a truth test turns it into None; test `is not None`, or return result.get(\"structuredContent\") "
+            "as it is.")
 
 
 def _detail_hint(kind):

@@ -78,7 +78,7 @@ def classify_with_text_for_results(message):
 
 
 def test_reply_kinds_right(verdict, lab):
-    assert verdict(checks.check_reply_kinds, classify_right, lab).startswith("✓ classify sorted all 15 replies")
+    assert verdict(checks.check_reply_kinds, classify_right, lab).startswith("✓ classify sorted all 17 replies")
 
 
 def test_reply_kinds_missing_is_error(verdict, lab):
@@ -324,7 +324,7 @@ CLASSIFY_WRONG = [
 
 @pytest.mark.parametrize("work", CLASSIFY_RIGHT)
 def test_reply_kinds_right_answers_pass(verdict, lab, work):
-    assert verdict(checks.check_reply_kinds, work, lab).startswith("✓ classify sorted all 15 replies")
+    assert verdict(checks.check_reply_kinds, work, lab).startswith("✓ classify sorted all 17 replies")
 
 
 @pytest.mark.parametrize("work, phrases", CLASSIFY_WRONG)
@@ -442,7 +442,7 @@ def test_a_kind_looked_up_by_request_id_fails_on_the_next_run(verdict, lab):
                  id="is-error-is-true-and-membership"),
 ])
 def test_reply_kinds_second_run_right_answers_pass(verdict, lab, work):
-    assert verdict(checks.check_reply_kinds, work, lab).startswith("✓ classify sorted all 15 replies"), work
+    assert verdict(checks.check_reply_kinds, work, lab).startswith("✓ classify sorted all 17 replies"), work
 
 
 # --- found by a third blind learner run: a query changed by strip() passed ------------------------------------------
@@ -453,3 +453,27 @@ def test_search_then_read_with_the_topic_stripped_fails(verdict, lab):
     assert fails_naming(out, ("For the topic '  hypnogram scoring\\n', you searched for 'hypnogram scoring'",
                               "the white space at its ends is gone", "the same note's tags came back",
                               "Pass the topic as the query, unchanged")), out
+
+
+# --- found by a fourth blind learner run: an empty structuredContent and a missing isError guessed at ---------------
+
+@pytest.mark.parametrize("work, phrases", [
+    pytest.param(lambda m: classify()(m) if "error" in m or m["result"].get("isError")
+                 else ("result", m["result"].get("structuredContent") or None),
+                 ("an empty {}", "returned the detail None; expected {}", "An empty {} is false"),
+                 id="empty-structured-content-taken-for-none"),
+    pytest.param(lambda m: classify()(m) if "error" in m else classify(is_error_default=True)(m)
+                 if not m["result"].get("structuredContent") else classify()(m),
+                 ("leaves out isError and sends no structuredContent", "classify said 'tool error'",
+                  "an absent isError means false"),
+                 id="missing-is-error-guessed-from-structured-content"),
+])
+def test_reply_kinds_fourth_run_wrong_answers_fail(verdict, lab, work, phrases):
+    out = verdict(checks.check_reply_kinds, work, lab)
+    assert fails_naming(out, phrases), out
+
+
+def test_search_then_read_with_a_whole_float_limit_passes(verdict, lab):
+    # JSON Schema 2020-12 counts 1.0 as an integer (a number whose fraction is zero): the task allows it.
+    out = verdict(checks.check_search_then_read, lambda call, topic: tags_of_best(call, topic, limit=1.0), lab)
+    assert out.startswith("✓ best_note_tags asked search_notes for one hit"), out
