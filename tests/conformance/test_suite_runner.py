@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -128,6 +129,28 @@ def test_a_missing_suite_says_how_to_install_it(monkeypatch, tmp_path):
         suite.run_suite("server", "http://127.0.0.1:9/mcp", ["tools-list"], output_dir=tmp_path)
 
 
+def test_a_spec_version_reaches_the_suite_with_named_scenarios_only(monkeypatch, tmp_path):
+    # Without it the suite's client for a named scenario opens with the 2025 initialize handshake, which a server that
+    # speaks only 2026-07-28 refuses (lesson 24's). Under --requirements the suite picks the revision itself.
+    commands = []
+
+    def fake_run(command, **kwargs):
+        commands.append(command)
+        folder = Path(command[command.index("-o") + 1]) / f"server-tools-list-2026-12-06T08-00-0{len(commands)}-000Z"
+        folder.mkdir(parents=True)
+        (folder / "checks.json").write_text('[{"id": "tools-list", "status": "SUCCESS", "description": "d"}]')
+        return subprocess.CompletedProcess(command, 0, "", "")
+
+    monkeypatch.setattr(suite.subprocess, "run", fake_run)
+    suite.run_suite("server", "http://127.0.0.1:9/mcp", ["tools-list"], output_dir=tmp_path / "a", spec_version="2026-07-28")
+    suite.run_suite("server", "http://127.0.0.1:9/mcp", requirements="2026-07-28", output_dir=tmp_path / "b",
+                    spec_version="2026-07-28")
+    named, required = commands
+    assert named[named.index("--spec-version") + 1] == "2026-07-28"
+    assert "--spec-version" not in required
+    assert suite.parse_args(["server", "--scenario", "a", "--spec-version", "2026-07-28", "--url", "u"]).spec_version == "2026-07-28"
+
+
 def run_cli(tmp_path, *args):
     """`python -m mcpwire.suite ARGS` with a PATH that has no node on it (only sh): the kit's own Node runs the suite."""
     path = tmp_path / "path"
@@ -169,3 +192,4 @@ def test_the_suite_exits_1_on_an_unlisted_failure_and_on_a_stale_entry_and_0_whe
     matching = run_cli(tmp_path, "server", "--scenario", "tools-call-image", "--expected-failures", str(expected), "--lab")
     assert matching.returncode == 0, matching.stdout[-3000:]
     assert "the suite exited 0" in matching.stdout
+
