@@ -87,12 +87,14 @@ def test_a_stub_check_is_not_done(verdict, tmp_path):
     folder = server(tmp_path, [with_body("mirror.py", "check", STUB)])
     assert verdict(http_checks.check_header_rules, folder).startswith("not done yet: mirror.check still raises")
     assert verdict(http_checks.check_request_state, folder).startswith("not done yet: mirror.check (task 1) still raises")
+    assert verdict(http_checks.check_with_suite, folder).startswith("not done yet: mirror.check (task 1) still raises")
 
 
 def test_a_stub_seal_is_not_done_and_leaves_task_1_alone(verdict, tmp_path):
     folder = server(tmp_path, [with_body("sealed.py", "seal", STUB), with_body("sealed.py", "open_state", STUB)])
     assert verdict(http_checks.check_request_state, folder).startswith("not done yet: sealed.seal still raises")
     assert verdict(http_checks.check_header_rules, folder).startswith("✓")
+    assert verdict(http_checks.check_with_suite, folder).startswith("not done yet: sealed.seal (task 2) still raises")
 
 
 RIGHT_DECODED = '''
