@@ -135,7 +135,7 @@ CLAIMS = [
      r"unknown tool.{0,200}-32602|-32602.{0,200}unknown\s+tool",
      r"(?:the spec|it) names no code(?:,? and|;) its example uses `-32602`|spec (?:names|gives|sets) no code for an unknown tool",
      ["notebooks/05-tools-and-schemas.ipynb", "notebooks/13-build-a-host.ipynb", "notebooks/22-field-trip.ipynb",
-      "solutions/21-mcp-apps.ipynb", "solutions/22-field-trip.ipynb"]),
+      "notebooks/23-a-server-by-hand.ipynb", "solutions/21-mcp-apps.ipynb", "solutions/22-field-trip.ipynb"]),
     ("a bad tool argument: the tools page says isError, the schema's InvalidParamsError says -32602",
      r"tools page.{0,120}schema.{0,80}-32602|schema.{0,80}-32602.{0,120}tools page",
      r"(?:arguments?|validation errors?).{0,60}`isError`,? as the spec asks|so that is what (?:it|the spec) asks for",
