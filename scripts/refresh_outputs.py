@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LOOPBACK_PORT = re.compile(r"(127\.0\.0\.1|localhost|\[::1\]):\d+")
 LOOPBACK_URL = re.compile(r"\b(https?|wss?)://(127\.0\.0\.1|localhost|\[::1\])(?![\w.-])")
 TEMP_FOLDER = re.compile(re.escape(tempfile.gettempdir()) + r"/[\w.-]+")
+SEALED_STATE = re.compile(r"v1\.[A-Za-z0-9_-]{16,}")
 
 
 def displayed_views(nb: nbformat.NotebookNode) -> list[dict]:
@@ -52,8 +53,10 @@ def references(value) -> list[str]:
 
 
 def machine_free(text: str) -> str:
-    """The saved state is a snapshot of what the views showed, which may name a lab's port or temp folder."""
+    """The saved state is a snapshot of what the views showed, which may name a lab's port or temp folder, or hold a
+    requestState the lab sealed with a key of that run (tests/sanitize.cfg masks the same form in outputs)."""
     text = LOOPBACK_PORT.sub(r"\1:<port>", text)
+    text = SEALED_STATE.sub("<requestState>", text)
     text = TEMP_FOLDER.sub("<tmp>", text)
     return text.replace(str(ROOT), "<kit>").replace(str(Path.home()), "~")
 
