@@ -54,12 +54,17 @@ def _reply(request_id):
     return {"jsonrpc": "2.0", "id": request_id, "result": {}}
 
 
-# Both replies arrive in one write with a log line before them, and nothing follows. select() on the pipe then
-# readline() on the buffered proc.stdout finds the pipe empty while the replies sit in the buffer; a loop that
-# skips only notifications/progress files the log line; a loop that sleeps its timeout away returns late.
-TOGETHER = [frames.request("server/discover", id="first"), frames.request("tools/list", {}, id="second")]
-TOGETHER_IDS = ["first", "second"]
-TOGETHER_PLAN = [len(TOGETHER), 0.05, [LOG_LINE, _reply("second"), _reply("first")]]
+# Both replies arrive in one write with a log line and an error with a null id before them, and nothing follows.
+# select() on the pipe then readline() on the buffered proc.stdout finds the pipe empty while the replies sit in the
+# buffer; a loop that skips only notifications/progress files the log line; a loop that sleeps its timeout away
+# returns late. The null-id error (what a server writes for a line whose id it could not read) answers neither
+# request: a loop that counts replies instead of matching ids stops one short. Id 0 is false: a loop that takes a
+# falsy id for none never waits for it.
+TOGETHER = [frames.request("server/discover", id="first"), frames.request("tools/list", {}, id=0)]
+TOGETHER_IDS = ["first", 0]
+STRAY_ERROR = {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
+# The error comes before the log line: a loop that files both under None keeps the log line, and is told so.
+TOGETHER_PLAN = [len(TOGETHER), 0.05, [STRAY_ERROR, LOG_LINE, _reply(0), _reply("first")]]
 # Returning this long after the server wrote the last reply means the loop waited for something else (a sleep, a
 # wait for more lines, the timeout). At load 7 on 2 cores, right loops returned within 0.02 s of it, one that polls
 # every 50 ms within 0.07 s; a 0.2 s sleep came 0.20-0.22 s late, a 0.5 s one 0.50-0.52 s.
@@ -69,7 +74,8 @@ LINGER_S = 0.3
 # that starts over after each line).
 PARTIAL_TIMEOUT_S = 1.5
 QUICK = frames.request("tools/list", {}, id="quick")
-PARTIAL = [QUICK, UNANSWERED]
+# With a notification among them: it has no id, so the TimeoutError has nothing of it to name (no None, no null).
+PARTIAL = [QUICK, NEVER_ANSWERED, UNANSWERED]
 PARTIAL_REPLY_S = 1.2
 PARTIAL_PLAN = [len(PARTIAL), PARTIAL_REPLY_S, [_reply("quick")]]
 EARLY_S = 0.25  # a TimeoutError this much before the deadline came too soon (load only makes it later)
@@ -77,13 +83,14 @@ EARLY_S = 0.25  # a TimeoutError this much before the deadline came too soon (lo
 NO_TIME = [frames.request("tools/list", {}, id="no-time")]
 NO_TIME_PLAN = [len(NO_TIME), 0, []]
 LATE_S = 0.7  # nor this much after it: a right loop is never that late, a restarted wait is PARTIAL_REPLY_S late
-# Never answers, but talks: a wait that starts over with each line never runs out here, and a loop that skips
-# only notifications/progress meets another method. It ends when its stdin closes, as a stdio server does.
-CHATTY_EVERY_S = 0.25
+# Never answers, but talks, faster than any poll: a wait that starts over with each line, and a loop that looks at
+# the deadline only when a wait comes back empty, never run out here; a loop that skips only notifications/progress
+# meets another method. It ends when its stdin closes, as a stdio server does.
+CHATTY_EVERY_S = 0.01
 CHATTY_SOURCE = """\
 import json, os, sys, threading, time
 threading.Thread(target=lambda: (sys.stdin.buffer.read(), os._exit(0)), daemon=True).start()
-for n in range(200):
+for n in range(1000):
     method, params = (("notifications/progress", {"progressToken": "t", "progress": n}) if n % 2 else
                       ("notifications/message", {"level": "info", "data": "still here"}))
     print(json.dumps({"jsonrpc": "2.0", "method": method, "params": params}), flush=True)
@@ -122,6 +129,10 @@ def _sample_messages(wire):
     # Written by hand: an "id" or a "method" nested in a value is no member of the message (a text search finds them).
     log_with_an_id = frames.notification("notifications/message", {"level": "info", "logger": "sync",
                                                                    "data": {"id": "welcome", "status": "synced"}})
+    # Written by hand: id 0 is an id like any other (a truth test takes it for none).
+    zero_id = frames.request("tools/list", {}, id=0)
+    # Written by hand: a result is any object, so "method" may be one of its own keys, still no key of the message.
+    result_keyed_method = {"jsonrpc": "2.0", "id": 15, "result": {"method": "AASM", "epoch_s": 30}}
     result_with_a_method = {"jsonrpc": "2.0", "id": 14, "result": {
         "content": [{"type": "text", "text": "{\"method\": \"AASM\", \"epoch_s\": 30}"}],
         "structuredContent": {"method": "AASM", "epoch_s": 30}}}
@@ -134,6 +145,9 @@ def _sample_messages(wire):
          "it has a method and no id. It has no params either: JSON-RPC makes params optional, for requests too"),
         (error.message, "response", "it has an id and an error, and no method: an error reply is a response too"),
         (no_envelope, "request", "it has a method and an id (and no params), even though the server refuses it"),
+        (zero_id, "request",
+         "it has a method and an id member, 0: an id is there whatever its value, so test \"id\" in message, not "
+         "message.get(\"id\"), which is false for 0"),
         (null_id, "request",
          "it has a method and an id member. JSON-RPC calls a message a notification only when the id member is "
          "absent; a null id is a request's (MCP forbids it, so the server refuses it with -32600)"),
@@ -151,6 +165,9 @@ def _sample_messages(wire):
         (result_with_a_method, "response",
          "it has an id and a result, and no method member: the \"method\" is inside the result, a value, not a "
          "key of the message"),
+        (result_keyed_method, "response",
+         "it has an id and a result, and no method member: the \"method\" is a key of the result, one level down, "
+         "not a key of the message"),
     ]
 
 
@@ -181,10 +198,10 @@ def check_message_kinds(kind_of, lab=None):
                          "the task writes it." if spelt else f"It is a {kind}: {why}."))
             return
     count = {kind: sum(1 for _, k, _ in samples if k == kind) for kind in ("request", "notification", "response")}
-    passed(f"kind_of sorted {len(samples)} messages: {count['request']} requests (one with a null id, one "
-           f"without params), {count['notification']} notifications (one a tools/call without an id, one a log line "
+    passed(f"kind_of sorted {len(samples)} messages: {count['request']} requests (one with a null id, one with id 0, "
+           f"one without params), {count['notification']} notifications (one a tools/call without an id, one a log line "
            f"with an id inside its data) and {count['response']} responses (three of them errors, one with a null id "
-           "and one with no id; one with a method inside its result).")
+           "and one with no id; two with a method inside their result, one of them a key of the result).")
 
 
 def check_stdio_loop(send_and_match):
@@ -230,8 +247,9 @@ def check_stdio_loop(send_and_match):
         return
     passed("Your loop filed all four replies under their ids, 2 and '2' kept apart (the slow reindex, sent first, "
            "was answered last; the refused tools/list, an error, counted as its reply), skipped the progress and "
-           "log notifications, waited for no reply to the notification, read replies that arrived together and "
-           f"returned within {LINGER_S} seconds of the last one, and raised TimeoutError on time, naming only the "
+           "log notifications, waited for no reply to the notification, read replies that arrived together (one of "
+           f"them to id 0, with an error for no request of yours before them) and returned within {LINGER_S} seconds "
+           "of the last one, and raised TimeoutError on time, naming only the "
            "id still waiting, when a server left a request unanswered, when one only sent notifications, and with "
            "timeout=0.")
 
@@ -440,9 +458,9 @@ def _same_text_other_type(one, other):
 
 
 def _judge_together(outcome, took, late):
-    sent = ("Then the check sent two requests (ids 'first' and 'second') to a server that wrote three lines in one "
-            "write, a notifications/message log line and both replies, and then stayed silent, with "
-            f"timeout={TIMEOUT_S}.")
+    sent = ("Then the check sent two requests (ids 'first' and 0) to a server that wrote four lines in one write, an "
+            "error with a null id (answering a line whose id it could not read), a notifications/message log line "
+            f"and both replies, and then stayed silent, with timeout={TIMEOUT_S}.")
     if outcome is None:
         say_lab_did_not_start()
         return False
@@ -467,7 +485,8 @@ def _judge_together(outcome, took, late):
     replies = _returned_dict(sent, outcome)
     if replies is None:
         return False
-    extra = [key for key in replies if key not in TOGETHER_IDS]
+    # The null-id error filed under None is let be: it is no reply of the caller's, who looks up its own ids.
+    extra = [key for key in replies if key not in TOGETHER_IDS and not (key is None and replies[key] == STRAY_ERROR)]
     if extra:
         failed(f"{sent} Your dict also has the key{'s' if len(extra) > 1 else ''} {', '.join(map(repr, extra))}, "
                "filed from the notifications/message line.",
@@ -478,7 +497,15 @@ def _judge_together(outcome, took, late):
     if lacking:
         failed(f"{sent} Your dict has no reply under {', '.join(map(repr, lacking))} "
                f"(its keys: {', '.join(map(repr, replies)) or 'none'}).",
-               hint="Keep reading until no request id is waiting: several lines can arrive at once.", more=LOOP_HINT)
+               hint=("You filed the error with a null id too, which answers neither request, and stopped with as "
+                     "many replies as requests: a loop that counts replies stops one short. Stop when no request id "
+                     "is waiting, matching each reply's id to one you sent."
+                     if None in replies else
+                     "0 is an id like any other: a frame is a request when \"id\" in frame, whatever the id's value; "
+                     "a truth test (if frame.get(\"id\")) takes 0 for no id, so nothing waits for its reply."
+                     if lacking == [0] else
+                     "Keep reading until no request id is waiting: several lines can arrive at once."),
+               more=LOOP_HINT)
         return False
     if late is None or late > LINGER_S:
         after = (f"{late:.2f} seconds after the server wrote the last reply" if late is not None else
@@ -494,9 +521,9 @@ def _judge_together(outcome, took, late):
 
 
 def _judge_partial(outcome, took, after_reply):
-    sent = (f"Then the check sent two requests (ids 'quick' and 'unanswered') to a server that answered 'quick' "
-            f"after about {PARTIAL_REPLY_S} seconds and never answered 'unanswered', with "
-            f"timeout={PARTIAL_TIMEOUT_S}.")
+    sent = (f"Then the check sent two requests (ids 'quick' and 'unanswered') and a notification between them to a "
+            f"server that answered 'quick' after about {PARTIAL_REPLY_S} seconds and never answered 'unanswered', "
+            f"with timeout={PARTIAL_TIMEOUT_S}.")
     if outcome is None:
         say_lab_did_not_start()
         return False
@@ -533,6 +560,11 @@ def _judge_partial(outcome, took, after_reply):
                    f"{UNANSWERED['id']!r}: {outcome.error_text}",
                    hint="Whoever catches the error needs to know which requests went unanswered: put the ids still "
                         "waiting in its message.")
+            return False
+        if re.search(r"(?<![\w-])(None|null)(?![\w-])", text):
+            failed(f"{sent} Your function raised {outcome.error_text}: it names None (or null), which is no id.",
+                   hint="The notification has no id and waits for no reply: name only the ids of requests still "
+                        "waiting, the frames that have an \"id\" member.")
             return False
         if _names(text, QUICK["id"]):
             failed(f"{sent} Your function raised {outcome.error_text}: it also names 'quick', which had its reply.",
@@ -601,8 +633,10 @@ def _judge_chatter(outcome):
             f"timeout={SILENT_TIMEOUT_S}.")
     if outcome.hung:
         failed(f"{sent} Your function was still waiting {GRACE_S} seconds after its timeout.",
-               hint="The timeout is for the whole call, not for each line: a wait that starts over with every "
-                    "line never runs out while the server keeps writing notifications.",
+               hint="The timeout is for the whole call, not for each line: look at the deadline after every line, "
+                    "not only when a wait comes back empty. While the server keeps writing notifications, faster "
+                    "than any poll, a wait never comes back empty, whether it starts over with every line, has a "
+                    "floor (max(0.5, ...)) or is a short poll.",
                more="Compute one deadline, time.monotonic() + timeout, before the loop; each wait gets what is "
                     "left of it.")
         return False

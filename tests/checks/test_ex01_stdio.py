@@ -69,7 +69,7 @@ KIND_WRONG = [
 
 @pytest.mark.parametrize("work", KIND_RIGHT)
 def test_message_kinds_right_answers_pass(verdict, lab, work):
-    assert verdict(checks.check_message_kinds, work, lab).startswith("✓ kind_of sorted 13 messages")
+    assert verdict(checks.check_message_kinds, work, lab).startswith("✓ kind_of sorted 15 messages")
 
 
 @pytest.mark.parametrize("work, phrases", KIND_WRONG)
@@ -311,7 +311,7 @@ def kind_right(message):
 
 
 def test_message_kinds_right(verdict, lab):
-    assert verdict(checks.check_message_kinds, kind_right, lab).startswith("✓ kind_of sorted 13 messages")
+    assert verdict(checks.check_message_kinds, kind_right, lab).startswith("✓ kind_of sorted 15 messages")
 
 
 def test_message_kinds_any_id_is_a_request(verdict, lab):
@@ -837,3 +837,67 @@ def test_a_two_second_wait_stopped_by_the_check_is_told_a_fixed_wait_overruns(ve
         proc, frames, timeout, wait_s=2))
     assert out.startswith("✗") and "still waiting 1.5 seconds after its timeout" in out, out
     assert "a wait of a fixed length longer than what is left of the deadline" in out, out
+
+
+# --- found by a fourth blind learner run: id 0, a method one level down, counted replies, a poll outrun ------------
+
+@pytest.mark.parametrize("work, phrases", [
+    pytest.param(lambda m: ("request" if m.get("id", 0) != 0 else "notification") if "method" in m else "response",
+                 ("kind_of says 'notification'", '"id":0', "which is false for 0"), id="id-0-taken-for-no-id"),
+    pytest.param(lambda m: ("request" if "id" in m else "notification")
+                 if "method" in m or (isinstance(m.get("result"), dict) and "method" in m["result"]) else "response",
+                 ("kind_of says 'request'", "a key of the result, one level down"),
+                 id="a-method-under-result-taken-for-a-request"),
+])
+def test_message_kinds_fourth_run_wrong_answers_fail(verdict, lab, work, phrases):
+    out = verdict(checks.check_message_kinds, work, lab)
+    assert out.startswith("✗") and all(phrase in out for phrase in phrases), out
+
+
+def fourth_run_loop(*, count_replies=False, truthy_ids=False, poll_s=None, name_every_frame=False):
+    """The pump-and-queue loop with one of the fourth blind learner's habits switched on."""
+    def work(proc, frames, timeout=5.0):
+        write_all(proc, frames)
+        lines = queue.Queue()
+        threading.Thread(target=pump, args=(proc.stdout, lines), daemon=True).start()
+        waiting = [f["id"] for f in frames if (f.get("id") if truthy_ids else "id" in f)]
+        asked = len(waiting)
+        replies = {}
+        deadline = time.monotonic() + timeout
+        while (len(replies) < asked) if count_replies else waiting:
+            try:
+                left = max(0.0, deadline - time.monotonic())
+                message = json.loads(lines.get(timeout=poll_s if poll_s else left))
+            except queue.Empty:
+                if poll_s and time.monotonic() < deadline:
+                    continue
+                named = [f.get("id") for f in frames if f.get("id") not in replies] if name_every_frame else [
+                    i for i in waiting if i not in replies]
+                raise TimeoutError(f"no reply for {named!r}") from None
+            if "method" in message:
+                continue
+            if count_replies:
+                replies[message.get("id")] = message
+            elif message.get("id") in waiting:
+                waiting = [i for i in waiting if not (i == message["id"] and type(i) is type(message["id"]))]
+                replies[message["id"]] = message
+        return replies
+    return work
+
+
+@pytest.mark.parametrize("work, phrases", [
+    pytest.param(fourth_run_loop(count_replies=True), ("no reply under 'first'", "error with a null id",
+                                                       "counts replies stops one short"),
+                 id="counts-replies-instead-of-matching"),
+    pytest.param(fourth_run_loop(truthy_ids=True), ("no reply under 0", "0 is an id like any other"),
+                 id="a-falsy-id-taken-for-none"),
+    pytest.param(fourth_run_loop(poll_s=0.1), ("writes a notification every 0.01 seconds", "still waiting",
+                                                "not only when a wait comes back empty"),
+                 id="deadline-looked-at-only-on-silence"),
+    pytest.param(fourth_run_loop(name_every_frame=True), ("names None (or null), which is no id",
+                                                          "name only the ids of requests"),
+                 id="timeout-names-the-notification"),
+])
+def test_stdio_loop_fourth_run_wrong_answers_fail(verdict, work, phrases):
+    out = verdict(checks.check_stdio_loop, work)
+    assert out.startswith("✗") and all(phrase in out for phrase in phrases), out
