@@ -854,7 +854,7 @@ def test_message_kinds_fourth_run_wrong_answers_fail(verdict, lab, work, phrases
     assert out.startswith("✗") and all(phrase in out for phrase in phrases), out
 
 
-def fourth_run_loop(*, count_replies=False, truthy_ids=False, poll_s=None, name_every_frame=False):
+def fourth_run_loop(*, count_replies=False, truthy_ids=False, poll_s=None, floor_s=0.0, name_every_frame=False):
     """The pump-and-queue loop with one of the fourth blind learner's habits switched on."""
     def work(proc, frames, timeout=5.0):
         write_all(proc, frames)
@@ -866,10 +866,10 @@ def fourth_run_loop(*, count_replies=False, truthy_ids=False, poll_s=None, name_
         deadline = time.monotonic() + timeout
         while (len(replies) < asked) if count_replies else waiting:
             try:
-                left = max(0.0, deadline - time.monotonic())
+                left = max(floor_s, deadline - time.monotonic())
                 message = json.loads(lines.get(timeout=poll_s if poll_s else left))
             except queue.Empty:
-                if poll_s and time.monotonic() < deadline:
+                if (poll_s or floor_s) and time.monotonic() < deadline:
                     continue
                 named = [f.get("id") for f in frames if f.get("id") not in replies] if name_every_frame else [
                     i for i in waiting if i not in replies]
@@ -894,6 +894,9 @@ def fourth_run_loop(*, count_replies=False, truthy_ids=False, poll_s=None, name_
     pytest.param(fourth_run_loop(poll_s=0.1), ("writes a notification every 0.01 seconds", "still waiting",
                                                 "not only when a wait comes back empty"),
                  id="deadline-looked-at-only-on-silence"),
+    # Wrong-cause before: told of a wait that starts over with every line; the floor is what never lets it run out.
+    pytest.param(fourth_run_loop(floor_s=0.5), ("writes a notification every 0.01 seconds", "still waiting",
+                                                "has a floor (max(0.5, ...))"), id="a-floor-under-each-wait"),
     pytest.param(fourth_run_loop(name_every_frame=True), ("names None (or null), which is no id",
                                                           "name only the ids of requests"),
                  id="timeout-names-the-notification"),
