@@ -213,7 +213,7 @@ CLAIM_MUTATIONS = [
     ("every exception but ToolError said to be hidden",
      3, "notebooks/05-tools-and-schemas.ipynb",
      "an unexpected exception (a `ValueError`, say) reaches the client with its text hidden, but a `ToolError`'s or a "
-     "`ResourceError`'s text and an `MCPError`'s message reach it as they are.",
+     "`ResourceError`'s text reaches it after the SDK's prefix",
      "an exception other than `ToolError` reaches the client with its text hidden."),
     ("the SDK's -32000 told as a new implementation ignoring the SHOULD NOT",
      4, "notebooks/01-json-rpc-over-stdio.ipynb",
