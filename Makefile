@@ -134,7 +134,7 @@ lint: $(TEST_STAMP)
 test-code: $(TEST_STAMP) $(LAB_SETTINGS) $(LEGACY_STAMP) $(SUITE_STAMP)
 	$(PYTEST) -n $(WORKERS) --dist loadfile --no-loadscope-reorder tests
 
-test-notebooks: $(TEST_STAMP) $(LEGACY_STAMP)
+test-notebooks: $(TEST_STAMP) $(LEGACY_STAMP) $(SUITE_STAMP)
 	$(PYTEST) -n $(WORKERS) --dist loadfile --no-loadscope-reorder --nbval $(NBVAL) -o junit_family=xunit1 --junitxml=artifacts/junit-notebooks.xml $(LESSONS) $(SOLUTIONS) $(EXERCISES)
 
 # Rewrites requirements/*.txt from pyproject.toml, then conformance/package-lock.json from its package.json with
@@ -160,8 +160,9 @@ uv-path:
 canary: $(LAB_STAMP)
 	$(PY) scripts/canary.py --uv "$(UV)" --python "$(PYTHON)"
 
-# Grades every learner notebook under SUBMISSIONS/ into grades.csv and grades.html there.
-grade: $(LAB_STAMP) $(LEGACY_STAMP)
+# Grades every learner notebook under SUBMISSIONS/ into grades.csv and grades.html there (exercise 24's check runs the
+# conformance suite, so it is installed first).
+grade: $(LAB_STAMP) $(LEGACY_STAMP) $(SUITE_STAMP)
 	$(PY) -m checks.grade $(SUBMISSIONS)
 
 # nbgrader source notebooks (the solutions with nbgrader cell metadata) for courses that use nbgrader.
@@ -169,7 +170,7 @@ nbgrader: $(LAB_STAMP)
 	$(PY) scripts/make_exercises.py --nbgrader $(or $(NBGRADER_SOURCE),artifacts/nbgrader/source)
 
 # Re-executes the lessons and solutions and stores their outputs (the nbval expectations).
-outputs: $(TEST_STAMP) $(LEGACY_STAMP)
+outputs: $(TEST_STAMP) $(LEGACY_STAMP) $(SUITE_STAMP)
 	$(PY) scripts/refresh_outputs.py $(LESSONS) $(SOLUTIONS)
 
 # The lessons and exercises as a static site in _build/site/ (site/build.py): their stored outputs, nothing run,

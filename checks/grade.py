@@ -36,6 +36,8 @@ from labserver.warm import WARM
 
 ROOT = Path(__file__).resolve().parents[1]
 KIT = ("checks", "labserver", "mcpwire")
+# Lessons an exercise reads: exercise 24 starts from lesson 23's server, written from that lesson's own cells.
+LESSONS_READ = ("23-a-server-by-hand.ipynb",)
 CHECK_CALL = re.compile(r"\b(check_\w+)\s*\(")
 COLUMNS = ("learner", "exercise", "check", "verdict", "message")
 
@@ -89,6 +91,12 @@ def grade_learner(learner, paths, submissions, base, timeout, cell_timeout, isol
     shutil.copytree(base / "kit", own / "kit")  # with its bytecode: read-only in the sandbox, it is never written there
     if (ROOT / ".venv-legacy").is_dir():  # exercise 22's legacy server, found beside the checks (read-only in the sandbox)
         (own / "kit" / ".venv-legacy").symlink_to(ROOT / ".venv-legacy")
+    if (ROOT / "conformance").is_dir():  # exercise 24's check runs the official suite, found beside mcpwire
+        (own / "kit" / "conformance").symlink_to(ROOT / "conformance")
+    (own / "notebooks").mkdir()
+    for lesson in LESSONS_READ:  # beside the work folder, where an exercise opening ../notebooks/<lesson> finds it
+        if (ROOT / "notebooks" / lesson).exists():
+            shutil.copyfile(ROOT / "notebooks" / lesson, own / "notebooks" / lesson)
     (own / "work").mkdir()
     (own / "home").mkdir()
     jobs = []

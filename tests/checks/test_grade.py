@@ -176,3 +176,17 @@ def test_the_html_summary_has_a_row_per_learner_and_the_messages(graded):
     for learner in ("ada", "bob", "cy", "dee", "fay"):
         assert f"<th>{learner}</th>" in page
     assert "3/3 passed" in page and "kernel died" in page and "not a notebook that can be read" in page
+
+
+def test_exercises_that_need_more_than_the_kit_pass_in_the_sandbox(tmp_path):
+    # Exercise 24 reads lesson 23's cells from ../notebooks and runs the conformance suite from beside mcpwire:
+    # a sandbox that holds only the kit's packages gave its right notebook "not done" on every check.
+    for name in ("23-a-server-by-hand.ipynb", "24-a-server-over-http.ipynb"):
+        (tmp_path / "ada").mkdir(exist_ok=True)
+        (tmp_path / "ada" / name).write_text((ROOT / "solutions" / name).read_text())
+    run = grade(tmp_path, 120)
+    _, err = run.communicate(timeout=600)
+    assert run.returncode == 0, err[-3000:]
+    rows = read_rows(tmp_path)
+    assert {row["exercise"] for row in rows} == {"23-a-server-by-hand", "24-a-server-over-http"}
+    assert [row for row in rows if row["verdict"] != "pass"] == []
