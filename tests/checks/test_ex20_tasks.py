@@ -148,13 +148,15 @@ def test_polling_soon_after_an_update(verdict):
 
 
 @pytest.mark.parametrize("paces, said", [
-    ((0.5, 2.0), " s after a tasks/get that asked for 800 ms (pollIntervalMs)."),
-    ((0.5, 0.7), " ms after the previous tasks/get; the task asked for 800 ms (pollIntervalMs)."),
+    ((0.5, 2.0), r" s after a tasks/get that asked for 800 ms \(pollIntervalMs\)\."),
+    # Which interval the 0.7 s breaks first depends on how far the night got before the poll: on a loaded machine the
+    # quiet part's 1200 ms can come before the question's 800 ms is judged (a CI run met it). Either is the rule.
+    ((0.5, 0.7), r" ms after the previous tasks/get; the task asked for (800|1200) ms \(pollIntervalMs\)\."),
 ])
 def test_polling_on_a_schedule_written_in(verdict, paces, said):
     # A blind learner run: the sleeps written in by poll count (0.5 s, then 2 s), never reading pollIntervalMs.
     out = verdict(checks.check_follow, follower(paces=paces), FOLLOW_PACES)
-    assert out.startswith("✗ You polled ") and said in out, out
+    assert out.startswith("✗ You polled ") and re.search(said, out), out
 
 
 @pytest.mark.parametrize("response, sent", [
