@@ -7,13 +7,15 @@ conformance suite, and names every check of it that failed or warned, by the sui
 
 Where the two judge the same rule, the kit's checks are the stricter: the suite accepts any JSON-RPC error for a
 tampered requestState ("-32602 or similar") and only warns when a header mismatch comes back with another code than
--32020; the kit asks for the code and the status the spec and the lesson name, and also for what the suite does not
-try (a state replayed on another tool, a state of another process, an expired state, a resources/read named by its
-URI).
+-32020; the kit asks for the code and the status the spec and the lesson name, the data.reason of each refused
+state, what seal carried back from open_state, and also for what the suite does not try (a state replayed on another
+tool, a state of another process, an expired state, a resources/read named by its URI).
 """
 
 import base64
+import json
 import os
+import subprocess
 import sys
 import threading
 import time
@@ -33,10 +35,18 @@ ENVELOPE = f"MCP's per-request _meta ({SPEC}/basic/index#meta)"
 VERSIONS = f"MCP's version negotiation ({SPEC}/basic/versioning#protocol-version-negotiation)"
 MRTR = f"MRTR's server requirements ({SPEC}/basic/patterns/mrtr#server-requirements-basic-workflow)"
 OWS = "RFC 9110, 5.5: white space around a field value is not part of it"
+BASE64_CASE = ("the kit's reading: the spec's value encoding decodes the sentinel, and in Base64 (RFC 4648, 4) an upper- "
+               "and a lower-case letter are different digits")
+OTHER_METHODS = ("the kit's reading: the spec requires Mcp-Name on tools/call, prompts/get and resources/read, and says "
+                 "nothing of it on other methods")
 START_WAIT_S = 30.0  # a loaded machine starts Python slowly
 REPLY_WAIT_S = 10.0
 CAN_ASK = {"io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
 YES = {"confirm": {"action": "accept", "content": {"ok": True}}}
+# An altered string may fail its integrity check or not even decode, depending on where the change falls.
+ALTERED = {"tampered", "malformed"}
+# What the round trip asks seal to carry: nested, with text that is not ASCII, and JSON's null.
+CARRIED = {"asked": ["confirm"], "round": 2, "note": "café", "none": None}
 SUITE_SCENARIOS = ["http-header-validation", "dns-rebinding-protection", "input-required-result-basic-elicitation",
                    "input-required-result-request-state", "input-required-result-tampered-state",
                    "input-required-result-validate-input"]
@@ -92,7 +102,7 @@ HEADER_CASES = [
     (shout(18), {"Mcp-Name": "=?base64?not base64!?="}, (400, -32020),
      "a sentinel that is not Base64 is a malformed header", VALIDATION),
     (shout(19), {"Mcp-Name": "=?base64?" + sentinel("shout")[9:-2].lower() + "?="}, (400, -32020),
-     "Base64 is case-sensitive: the same letters in lower case decode to other bytes", ENCODING),
+     "Base64 is case-sensitive: the same letters in lower case decode to other bytes", BASE64_CASE),
     (frames.request("resources/read", {"uri": "notes://one"}, id=20), {}, (404, -32601),
      "resources/read carries its URI in Mcp-Name, not a name: the headers pass, and this server has no such method",
      STANDARD_HEADERS),
@@ -100,7 +110,7 @@ HEADER_CASES = [
      "prompts/get carries params.name in Mcp-Name: the headers pass, and this server has no such method",
      STANDARD_HEADERS),
     (frames.request("tools/list", id=22), {"Mcp-Name": "shout"}, (200, "result"),
-     "tools/list has no name to mirror: an Mcp-Name on it is not a reason to refuse", STANDARD_HEADERS),
+     "tools/list has no name to mirror: an Mcp-Name on it is not a reason to refuse", OTHER_METHODS),
     ({"jsonrpc": "2.0", "id": 23, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {},
       "clientInfo": {"name": "old-client", "version": "1.0"}}}, {}, (400, -32020),
      "a 2025 client's initialize has no version header: refused by the header rules", VERSION_HEADER),
@@ -143,8 +153,9 @@ class Running:
 
 
 def judge(reply, expect):
-    """None when the reply is what `expect` = (status, code or "result") asks for, else what is wrong with it."""
-    status, outcome = expect
+    """None when the reply is what `expect` asks for, else what is wrong with it. `expect` is (status, code or
+    "result"), or (status, code, the data.reason values that are right)."""
+    status, outcome, *reasons = expect
     message = reply.message if reply is not None else None
     said = f"HTTP {reply.status} {short(reply.text or '(no body)')}"
     if outcome == "result":
@@ -158,6 +169,10 @@ def judge(reply, expect):
         return f"{said}: error {error.get('code')}, where {outcome} was due"
     if reply.status != status:
         return f"{said}: the code is right, the status is not: HTTP {status} goes with {outcome}"
+    if reasons:
+        reason = error["data"].get("reason") if isinstance(error.get("data"), dict) else None
+        if reason not in reasons[0]:
+            return f"{said}: data.reason {reason!r}, where {' or '.join(map(repr, sorted(reasons[0])))} was due"
     return None
 
 
@@ -252,21 +267,23 @@ def check_request_state(folder="my_http_server"):
         cases = [
             ({**publish, "inputResponses": YES, "requestState": state}, (200, "result"),
              "the state this server sealed, sent back unchanged with the answer, completes the call"),
-            ({**publish, "inputResponses": YES, "requestState": changed}, (400, -32602),
+            ({**publish, "inputResponses": YES, "requestState": changed}, (400, -32602, ALTERED),
              "one character of the state changed: its integrity check must fail"),
-            ({**publish, "inputResponses": YES, "requestState": state + "-TAMPERED"}, (400, -32602),
+            ({**publish, "inputResponses": YES, "requestState": state + "-TAMPERED"}, (400, -32602, ALTERED),
              "the suite's own tampering, text added at the end"),
             ({"name": "publish", "arguments": {"text": "two"}, "inputResponses": YES, "requestState": state},
-             (400, -32602), "the state of publish('one') sent with publish('two'): the user confirmed another text"),
+             (400, -32602, {"other_request"}),
+             "the state of publish('one') sent with publish('two'): the user confirmed another text"),
             ({"name": "test_input_required_result_tampered_state", "arguments": {}, "inputResponses": YES,
-              "requestState": twin_state}, (400, -32602),
+              "requestState": twin_state}, (400, -32602, {"other_request"}),
              f"the state of {fixture} sent to another tool with the same (empty) arguments: bind the tool's name"),
-            ({**publish, "inputResponses": YES, "requestState": foreign}, (400, -32602),
+            ({**publish, "inputResponses": YES, "requestState": foreign}, (400, -32602, {"tampered"}),
              "a state sealed by another process of this server: each process has its own key, so an unsigned or "
              "fixed-key state fails here"),
-            ({**publish, "inputResponses": YES, "requestState": 5}, (400, -32602), "a requestState that is not a string"),
-            ({**publish, "inputResponses": YES, "requestState": ""}, (400, -32602), "an empty requestState"),
-            ({**publish, "inputResponses": YES, "requestState": "v1." + "A" * 80}, (400, -32602),
+            ({**publish, "inputResponses": YES, "requestState": 5}, (400, -32602, {"malformed"}),
+             "a requestState that is not a string"),
+            ({**publish, "inputResponses": YES, "requestState": ""}, (400, -32602, {"malformed"}), "an empty requestState"),
+            ({**publish, "inputResponses": YES, "requestState": "v1." + "A" * 80}, (400, -32602, ALTERED),
              "a requestState this server never wrote"),
         ]
         for id, (params, expect, why) in enumerate(cases, start=10):
@@ -275,9 +292,15 @@ def check_request_state(folder="my_http_server"):
                 stub = server.stub()
                 if stub:
                     return _stub_verdict(stub, ("seal", "open_state"))
-                return failed(f"{why} ({MRTR}).", server=problem,
-                              hint="open_state raises RpcError(-32602, ..., {'reason': ...}) for every state it "
-                                   "cannot verify, whatever is wrong with it, and never another exception.")
+                return failed(f"{why} ({MRTR}; data.reason as task 2 names it).", server=problem,
+                              hint="open_state raises refused(reason, text), an RpcError -32602 whose data.reason says "
+                                   "what failed (malformed, tampered, other_request or expired), for every state it "
+                                   "cannot verify, and never another exception.")
+        carried = _carried(folder)
+        if carried is not None:
+            return failed(f"open_state returns what seal carried (task 2): sealed.seal('tools/call', 'publish', "
+                          f"{{'text': 'one'}}, carried={CARRIED!r}), then sealed.open_state on that state.",
+                          server=carried, hint="put carried in the payload seal signs, and return it from open_state.")
         late = _expired(folder, publish)
         if late is not None:
             return failed(f"a state presented after its expiry must be refused ({MRTR}: a short expiry, checked on "
@@ -285,7 +308,8 @@ def check_request_state(folder="my_http_server"):
                           hint="with MY_SERVER_STATE_LIFETIME_S=1 the state was sent back 2.5 s later; open_state "
                                "compares time.time() with the expiry it sealed.")
         passed(f"Your requestState is sealed: accepted once as issued, refused in all {len(cases) - 1} altered, "
-               "replayed or foreign forms, and refused after its expiry.")
+               "replayed or foreign forms and after its expiry, each with its data.reason, and what seal carried "
+               "comes back from open_state.")
     finally:
         server.close()
         if other is not None:
@@ -299,9 +323,37 @@ def _expired(folder, publish):
         state = _state_round(short_lived.wire, publish, 1).result.get("requestState")
         time.sleep(2.5)
         return judge(_state_round(short_lived.wire, {**publish, "inputResponses": YES, "requestState": state}, 2),
-                     (400, -32602))
+                     (400, -32602, {"expired"}))
     finally:
         short_lived.close()
+
+
+ROUND_TRIP = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import sealed
+carried = json.loads(sys.argv[2])
+state = sealed.seal("tools/call", "publish", {"text": "one"}, carried)
+print(json.dumps(sealed.open_state(state, "tools/call", "publish", {"text": "one"})))
+"""
+
+
+def _carried(folder):
+    """What is wrong with the learner's seal and open_state carrying CARRIED through a state, or None. Run in a
+    process of its own, where sealed.py is imported as it stands on disk."""
+    try:
+        done = subprocess.run([sys.executable, "-c", ROUND_TRIP, str(Path(folder).resolve()), json.dumps(CARRIED)],
+                              capture_output=True, text=True, timeout=START_WAIT_S)
+    except subprocess.TimeoutExpired:
+        return f"seal and open_state had not returned after {START_WAIT_S:.0f} s"
+    if done.returncode != 0:
+        lines = done.stderr.strip().splitlines()
+        return "it raised " + (lines[-1] if lines else f"(exit status {done.returncode})")
+    try:
+        back = json.loads(done.stdout.strip().splitlines()[-1])
+    except (IndexError, ValueError):
+        return f"it printed {short(done.stdout)!r}, not the JSON of a value"
+    return None if back == CARRIED else f"open_state returned {back!r}"
 
 
 def check_with_suite(folder="my_http_server", scenarios=SUITE_SCENARIOS):

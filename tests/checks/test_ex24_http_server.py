@@ -6,6 +6,7 @@ Each server is lesson 23's modules (as the exercise's first cell copies them) wi
 exercise finishes the server the lesson built.
 """
 
+import importlib.util
 import re
 import textwrap
 from pathlib import Path
@@ -59,6 +60,17 @@ def with_body(module, function, body):
 
 def test_the_lesson_builds_the_solutions_server():
     assert written_modules("notebooks/24-a-server-over-http.ipynb", "my_http_server") == SOLUTION
+
+
+def test_the_given_guard_answers_a_foreign_origin_403_whatever_the_host(tmp_path):
+    (tmp_path / "guard.py").write_text(SOLUTION["guard.py"])
+    found = importlib.util.spec_from_file_location("given_guard", tmp_path / "guard.py")
+    guard = importlib.util.module_from_spec(found)
+    found.loader.exec_module(guard)
+    rebound = {"Host": "evil.example:8000", "Origin": "http://evil.example:8000"}  # what a rebound page's fetch sends
+    assert guard.refusal(rebound)[0] == 403
+    assert guard.refusal({"Host": "evil.example:8000"})[0] == 421
+    assert guard.refusal({"Host": "127.0.0.1:8000", "Origin": "http://localhost:8000"}) is None
 
 
 def test_the_solution_passes_the_kits_checks(verdict, tmp_path):
@@ -131,10 +143,12 @@ RIGHT_SEAL = '''
     return PREFIX + payload + "_" + hmac.new(KEY, payload.encode(), hashlib.sha256).hexdigest()
 '''
 RIGHT_OPEN = '''
+    if type(state) is not str or state[:len(PREFIX)] != PREFIX:
+        raise refused("malformed", "not ours")
     try:
-        payload, _, tag = state.removeprefix(PREFIX).rpartition("_")
+        payload, _, tag = state[len(PREFIX):].rpartition("_")
         good = hmac.new(KEY, payload.encode(), hashlib.sha256).hexdigest()
-        if not state.startswith(PREFIX) or not hmac.compare_digest(tag, good):
+        if not hmac.compare_digest(tag, good):
             raise refused("tampered", "does not verify")
         body = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
     except (AttributeError, TypeError, ValueError):
@@ -191,6 +205,17 @@ MISTAKES = [
      http_checks.check_request_state, ["bind the tool's name"]),
     ("expiry-not-checked", [("sealed.py", "if time.time() > sealed[\"expires\"]:", "if False:")],
      http_checks.check_request_state, ["after its expiry", "MY_SERVER_STATE_LIFETIME_S=1"]),
+    ("one-reason-for-every-failure", [("sealed.py", '{"reason": reason}', '{"reason": "invalid_request_state"}')],
+     http_checks.check_request_state, ["one character of the state changed",
+                                       "data.reason 'invalid_request_state', where 'malformed' or 'tampered' was due"]),
+    ("other-request-told-as-tampered", [("sealed.py", 'raise refused("other_request",', 'raise refused("tampered",')],
+     http_checks.check_request_state, ["publish('two')", "data.reason 'tampered', where 'other_request' was due"]),
+    ("expired-told-as-tampered", [("sealed.py", 'raise refused("expired",', 'raise refused("tampered",')],
+     http_checks.check_request_state, ["after its expiry", "data.reason 'tampered', where 'expired' was due"]),
+    ("carried-not-returned", [("sealed.py", 'return sealed["carried"]', "return None")],
+     http_checks.check_request_state, ["open_state returns what seal carried", "open_state returned None"]),
+    ("carried-not-sealed", [("sealed.py", '"carried": carried}', '"carried": None}')],
+     http_checks.check_request_state, ["open_state returns what seal carried", "open_state returned None"]),
     ("non-string-state-crashes", [("sealed.py", "if not isinstance(state, str) or not state.startswith(PREFIX):",
                                    "if not state.startswith(PREFIX):")],
      http_checks.check_request_state, ["not a string", "-32603"]),
