@@ -13,6 +13,7 @@ tool, a state of another process, an expired state, a resources/read named by it
 """
 
 import base64
+import hashlib
 import json
 import os
 import subprocess
@@ -262,6 +263,7 @@ def check_request_state(folder="my_http_server"):
         changed = state[:middle] + ("A" if state[middle] != "A" else "B") + state[middle + 1:]
         other = Running(folder)
         foreign = _state_round(other.wire, publish, 1).result.get("requestState")
+        forged = _forged(state, {"text": "two"})
         fixture = "test_input_required_result_request_state"
         twin_state = _state_round(server.wire, {"name": fixture, "arguments": {}}, 3).result.get("requestState")
         cases = [
@@ -280,6 +282,11 @@ def check_request_state(folder="my_http_server"):
             ({**publish, "inputResponses": YES, "requestState": foreign}, (400, -32602, {"tampered"}),
              "a state sealed by another process of this server: each process has its own key, so an unsigned or "
              "fixed-key state fails here"),
+            *([] if forged is None else [
+                ({"name": "publish", "arguments": {"text": "two"}, "inputResponses": YES, "requestState": forged},
+                 (400, -32602, {"tampered"}),
+                 "the state's own tag kept, its payload rewritten for publish('two') with a later expiry: the tag must "
+                 "cover the whole payload, or anyone can write a payload of their own")]),
             ({**publish, "inputResponses": YES, "requestState": 5}, (400, -32602, {"malformed"}),
              "a requestState that is not a string"),
             ({**publish, "inputResponses": YES, "requestState": ""}, (400, -32602, {"malformed"}), "an empty requestState"),
@@ -314,6 +321,22 @@ def check_request_state(folder="my_http_server"):
         server.close()
         if other is not None:
             other.close()
+
+
+def _forged(state, arguments):
+    """`state` with its tag kept and its payload rewritten for `arguments` and a later expiry, in the format task 2
+    gives (v1., URL-safe Base64 of a 32-byte tag then the JSON payload); None when the state is not in that format."""
+    try:
+        raw = base64.urlsafe_b64decode(state[3:] + "=" * (-len(state[3:]) % 4))
+        tag, payload = raw[:32], json.loads(raw[32:])
+    except (ValueError, TypeError):
+        return None
+    if not state.startswith("v1.") or not isinstance(payload, dict) or not isinstance(payload.get("expires"), (int, float)):
+        return None
+    canonical = json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    payload = {**payload, "arguments": hashlib.sha256(canonical.encode()).hexdigest(), "expires": payload["expires"] + 3600}
+    rewritten = tag + json.dumps(payload, separators=(",", ":")).encode()
+    return "v1." + base64.urlsafe_b64encode(rewritten).rstrip(b"=").decode()
 
 
 def _expired(folder, publish):

@@ -216,6 +216,20 @@ MISTAKES = [
      http_checks.check_request_state, ["open_state returns what seal carried", "open_state returned None"]),
     ("carried-not-sealed", [("sealed.py", '"carried": carried}', '"carried": None}')],
      http_checks.check_request_state, ["open_state returns what seal carried", "open_state returned None"]),
+    # A blind learner's: the tag covers the method and the name, not the payload, so a rewritten payload kept its tag.
+    ("tag-not-over-the-payload", [("sealed.py", "tag = hmac.new(KEY, payload, hashlib.sha256).digest()",
+                                   "tag = hmac.new(KEY, (method + name).encode(), hashlib.sha256).digest()"),
+                                  with_body("sealed.py", "open_state",
+                                            "try:\n    encoded = state[len(PREFIX):]\n"
+                                            "    raw = base64.urlsafe_b64decode(encoded + '=' * (-len(encoded) % 4))\n"
+                                            "    tag, sealed = raw[:TAG_BYTES], json.loads(raw[TAG_BYTES:])\n"
+                                            "except (TypeError, ValueError):\n    raise refused('malformed', 'unreadable') from None\n"
+                                            "expected = hmac.new(KEY, (sealed['method'] + sealed['name']).encode(), hashlib.sha256).digest()\n"
+                                            "if not hmac.compare_digest(tag, expected):\n    raise refused('tampered', 'x')\n"
+                                            "if (sealed['method'], sealed['name'], sealed['arguments']) != (method, name, digest(arguments)):\n"
+                                            "    raise refused('other_request', 'x')\nif time.time() > sealed['expires']:\n"
+                                            "    raise refused('expired', 'x')\nreturn sealed['carried']")],
+     http_checks.check_request_state, ["its payload rewritten for publish('two')", "the tag must cover the whole payload"]),
     ("non-string-state-crashes", [("sealed.py", "if not isinstance(state, str) or not state.startswith(PREFIX):",
                                    "if not state.startswith(PREFIX):")],
      http_checks.check_request_state, ["not a string", "-32603"]),
