@@ -75,7 +75,8 @@ def test_the_given_guard_answers_a_foreign_origin_403_whatever_the_host(tmp_path
 
 def test_the_solution_passes_the_kits_checks(verdict, tmp_path):
     folder = server(tmp_path)
-    assert verdict(http_checks.check_header_rules, folder).startswith("✓ Your server refused and answered all 23")
+    assert verdict(http_checks.check_header_rules, folder).startswith(
+        f"✓ Your server refused and answered all {len(http_checks.HEADER_CASES)}")
     assert verdict(http_checks.check_request_state, folder).startswith("✓ Your requestState is sealed")
 
 
@@ -186,6 +187,21 @@ MISTAKES = [
     ("body-version-required", [(MIRROR, "if isinstance(body_version, str) and version != body_version:",
                                 "if version != body_version:")],
      http_checks.check_header_rules, ["no _meta has no version", "error -32020, where -32602 was due"]),
+    # A blind learner's, each ✓ from the check before its case was added.
+    ("name-only-for-tools-call", [(MIRROR, 'if message["method"] in NAME_FIELD:', 'if message["method"] == "tools/call":')],
+     http_checks.check_header_rules, ["prompts/get's Mcp-Name must mirror params.name", "error -32601, where -32020 was due"]),
+    ("name-compared-without-case", [(MIRROR, "if decoded(name) != params.get(field):",
+                                     "if decoded(name).lower() != str(params.get(field)).lower():")],
+     http_checks.check_header_rules, ["SHOUT", "compared case-sensitively"]),
+    ("non-utf8-base64-uncaught", [(MIRROR, "except (binascii.Error, UnicodeDecodeError):", "except binascii.Error:")],
+     http_checks.check_header_rules, ["not UTF-8 is a malformed header", "-32603"]),
+    ("base64-not-validated", [(MIRROR, "validate=True", "validate=False")],
+     http_checks.check_header_rules, ["a space inside is not Base64", "where HTTP 400 with error -32020 was due"]),
+    ("sentinel-by-prefix-only", [(MIRROR, "value.startswith(start) and value.endswith(end)", "value.startswith(start)"),
+                                 (MIRROR, "value[len(start):-len(end)]", "value[len(start):].removesuffix(end)")],
+     http_checks.check_header_rules, ["without its ?= suffix", "where HTTP 400 with error -32020 was due"]),
+    ("sentinel-in-any-case", [(MIRROR, "value.startswith(start) and", "value.lower().startswith(start) and")],
+     http_checks.check_header_rules, ["=?BASE64? is no sentinel"]),
     ("mismatch-as-invalid-request", [(MIRROR, "return RpcError(-32020,", "return RpcError(-32600,")],
      http_checks.check_header_rules, ["error -32600, where -32020 was due"]),
     ("binascii-error-uncaught", [(MIRROR, "except (binascii.Error, UnicodeDecodeError):", "except UnicodeDecodeError:")],
