@@ -16,6 +16,7 @@ import base64
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -78,6 +79,10 @@ HEADER_CASES = [
     (frames.request("server/discover", id=5, meta={"io.modelcontextprotocol/protocolVersion": "2099-01-01"}), {},
      (400, -32022), "header and body agree on a version this server does not speak: the envelope's -32022, which "
      "names the versions it does speak, not a header mismatch", VERSIONS),
+    (frames.request("server/discover", id=31, meta={"io.modelcontextprotocol/protocolVersion": "2099-01-01"}),
+     {"Mcp-Method": "tools/list"}, (400, -32022),
+     "a revision this server does not speak is judged first: its header rules are not this revision's, so the "
+     "envelope's -32022, not a header mismatch (task 1's order)", VERSIONS),
     (frames.request("server/discover", id=6, meta=None), {}, (400, -32602),
      "a body with no _meta has no version for the header to contradict: the envelope's -32602 (the suite's "
      "server-stateless checks the same)", ENVELOPE),
@@ -273,6 +278,10 @@ def check_request_state(folder="my_http_server"):
             return failed(f"publish's first round must come back input_required with a requestState string ({MRTR}).",
                           server=f"HTTP {first.status} {short(first.text)}",
                           hint="asking.call puts sealed.seal(...)'s return value in requestState.")
+        if not re.fullmatch(r"v1\.[A-Za-z0-9_-]+", state):
+            return failed(f"the issued requestState {short(state)} is not v1. followed by URL-safe Base64 without "
+                          "padding, the format task 2 gives.",
+                          hint="seal returns PREFIX + base64url(tag + payload); the given base64url drops the padding.")
         middle = len(state) // 2
         changed = state[:middle] + ("A" if state[middle] != "A" else "B") + state[middle + 1:]
         other = Running(folder)
