@@ -321,14 +321,20 @@ def check_view_gate(view_gate):
     if missing(view_gate):
         not_done("write view_gate(message, initialized, tools)")
         return
-    for case, message, initialized, expected in GATE_CASES:
+    # Every case twice: with the lab's tool names, then with the same tools under other names, so a gate that knows
+    # the names by heart instead of reading `tools` fails the second time.
+    renamed_tools = {RENAMED[name]: {**tool, "name": RENAMED[name]} for name, tool in TOOLS.items()}
+    runs = [(case, message, initialized, expected, TOOLS, "") for case, message, initialized, expected in GATE_CASES] + \
+           [(case, renamed(message), initialized, expected, renamed_tools, ", with the same tools under other names")
+            for case, message, initialized, expected in GATE_CASES]
+    for case, message, initialized, expected, tools, under in runs:
         # Copies, so a gate that changes what it is given cannot change the next case or the next run.
-        outcome = attempt(view_gate, copy.deepcopy(message), initialized, copy.deepcopy(TOOLS))
+        outcome = attempt(view_gate, copy.deepcopy(message), initialized, copy.deepcopy(tools))
         if outcome.not_done:
             not_done("view_gate still raises NotImplementedError")
             return
         if outcome.error is not None:
-            failed(f"view_gate raised {outcome.error_text} for {case} (initialized={initialized})",
+            failed(f"view_gate raised {outcome.error_text} for {case} (initialized={initialized}{under})",
                    hint=UNTRUSTED_HINT, more=f"{RAISE_HINTS[case]}; the message was {shown(message)}"
                    if case in RAISE_HINTS else f"the message was {shown(message)}")
             return
@@ -337,9 +343,21 @@ def check_view_gate(view_gate):
             what, hint = problem
             more = {MALFORMED_HINT: MALFORMED_MORE.get(case, MALFORMED_DEFAULT_MORE), CODE_HINT: CODE_MORE}.get(hint)
             more = f"{more}; the message was {shown(message)}" if more else f"the message was {shown(message)}"
-            failed(f"Your gate {what} (initialized={initialized}).", hint=hint, more=more)
+            failed(f"Your gate {what} (initialized={initialized}{under}).", hint=hint, more=more)
             return
-    passed(f"Your gate answered all {len(GATE_CASES)} View messages by the specs' rules and the kit's.")
+    passed(f"Your gate answered all {len(GATE_CASES)} View messages by the specs' rules and the kit's, with the "
+           "lab's tool names and with others.")
+
+
+RENAMED = {name: f"{name}_b" for name in TOOLS}
+
+
+def renamed(message):
+    """The message with a tools/call's tool name changed as RENAMED changes it."""
+    params = message.get("params") if isinstance(message, dict) else None
+    if isinstance(params, dict) and isinstance(params.get("name"), str) and params["name"] in RENAMED:
+        return {**message, "params": {**params, "name": RENAMED[params["name"]]}}
+    return message
 
 
 # (declared _meta.ui.csp, url, why the View may not connect; None when it may)

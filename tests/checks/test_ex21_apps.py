@@ -787,3 +787,21 @@ def test_connect_stub(verdict):
     def stub(url, csp):
         raise NotImplementedError("your code here")
     assert verdict(apps.check_connect_rule, stub).startswith("not done yet")
+
+
+def test_a_gate_that_knows_the_tool_names_by_heart_fails(verdict):
+    # A blind learner's: the lab's model-only and hidden tools refused by name, `tools` never read. It passed every
+    # case while the cases used only the lab's names.
+    right = gate()
+
+    def by_heart(message, initialized, tools):
+        params = message.get("params") if isinstance(message, dict) else None
+        name = params.get("name") if isinstance(params, dict) else None
+        answer = right(message, initialized, apps.TOOLS)
+        if answer is None and initialized and message.get("method") == "tools/call" and "id" in message \
+                and name in ("score_night", "archive_night"):
+            return {"code": -32000, "message": "not for the View"}
+        return answer
+
+    out = verdict(apps.check_view_gate, by_heart)
+    assert out.startswith("✗ Your gate let ") and "with the same tools under other names" in out, out
