@@ -10,14 +10,14 @@ from pathlib import Path
 import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
-WRITEFILE = re.compile(r"\A%%writefile my_server/(\S+)\n")
 
 
-def written_modules(notebook):
-    """{file name: text} for a notebook's %%writefile cells: the last cell to write a file wins."""
+def written_modules(notebook, folder="my_server"):
+    """{file name: text} for a notebook's `%%writefile FOLDER/...` cells: the last cell to write a file wins."""
+    pattern = re.compile(rf"\A%%writefile {folder}/(\S+)\n")
     files = {}
     for cell in nbformat.read(ROOT / notebook, as_version=4).cells:
-        found = WRITEFILE.match(cell.source)
+        found = pattern.match(cell.source)
         if cell.cell_type == "code" and found:
             files[found.group(1)] = cell.source[found.end():]
     return files

@@ -11,24 +11,10 @@ import re
 import textwrap
 from pathlib import Path
 
-import nbformat
 import pytest
+from hand_server import written_modules
 
 from checks import ex24_http_server as http_checks
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def written_modules(notebook, folder):
-    """The files a notebook's %%writefile cells leave in `folder`: the last cell to write a file wins."""
-    pattern = re.compile(rf"\A%%writefile {folder}/(\S+)\n")
-    files = {}
-    for cell in nbformat.read(ROOT / notebook, as_version=4).cells:
-        found = pattern.match(cell.source)
-        if cell.cell_type == "code" and found:
-            files[found.group(1)] = cell.source[found.end():]
-    return files
-
 
 LESSON_23 = written_modules("notebooks/23-a-server-by-hand.ipynb", "my_server")
 SOLUTION = {name: re.sub(r"\n *### (BEGIN|END) SOLUTION", "", text)
