@@ -1,9 +1,9 @@
 """The test run itself: `python -m bench.test_run_bench [--figures FILE]`.
 
 Runs `make test` (the README's command) and prints where its time went, from the figures the run writes
-(bench.test_times): wall time, each worker's busy time, the longest files with their worker, the slowest items,
-and the load average before and after. The ratio against a baseline is the run against its own ideal: the test
-time spread evenly over the workers. A ratio near 1 means the work is well spread; well above 1, one long file
+(bench.test_times): wall time and CPU time, each worker's busy time, the longest files with their worker, the
+slowest items, and the load average before and after. The ratio against a baseline is the run against its own
+ideal: the test time spread evenly over the workers. A ratio near 1 means the work is well spread; well above 1, one long file
 (a pole) keeps the run going while the other workers idle. `--figures FILE` prints a stored run's figures
 without running anything (CI keeps artifacts/test-times.json).
 """
@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench.test_times import REPORT
+from bench.test_times import REPORT, summary_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -26,13 +26,8 @@ def show(figures):
     ideal = figures["test_s"] / max(len(workers), 1)
     print(f"wall {figures['wall_s']:.0f} s for {figures['test_s']:.0f} s of test time on {len(workers)} workers; "
           f"an even spread would take {ideal:.0f} s: ratio {figures['wall_s'] / ideal:.2f}")
-    print("busy per worker: " + ", ".join(f"{name} {seconds:.0f} s" for name, seconds in workers.items()))
-    print("longest files:")
-    for entry in figures["files"][:20]:
-        print(f"  {entry['seconds']:7.1f} s  {entry['worker']:>4}  {entry['items']:4} items  {entry['file']}")
-    print("slowest items:")
-    for entry in figures["slowest"]:
-        print(f"  {entry['seconds']:7.1f} s  {entry['item']}")
+    for line in summary_lines(figures, shown_files=20):
+        print(line)
 
 
 def main():
