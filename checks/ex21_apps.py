@@ -5,12 +5,12 @@ Both tasks are pure functions, checked against tables of messages and URLs (no s
 `may_connect(url, csp)` says whether the View may reach a URL under the resource's `_meta.ui.csp`.
 The gate's expected answers follow JSON-RPC 2.0, MCP's error codes, the Apps spec's visibility MUST and
 the kit's rule for a request before `initialized`; the connect answers are the browser's under the policy
-the kit's host builds (`mcpwire.apps_csp`).
+the kit's host builds (`mcpwire.apps.csp`).
 """
 
 import copy
 
-from mcpwire.apps_csp import allows, approved_domains, build_policy
+from mcpwire.apps.csp import allows, approved_domains, build_policy
 
 from .attempt import attempt, missing
 from .verdict import failed, not_done, passed, shown

@@ -2,7 +2,7 @@
 
 Off by default, as SEP-2133 asks of an extension, and so that every other lesson's stored `tools/list`,
 `resources/list` and `server/discover` stay as they are. Built on SDK 2.3.0's `mcp.server.apps`, which is
-the server side only: the host and the View are the kit's own (`mcpwire.apps_host`, the HTML below).
+the server side only: the host and the View are the kit's own (`mcpwire.apps.host`, the HTML below).
 
 - `show_hypnogram` (model and app): a night's sleep stages, rendered by the View at HYPNOGRAM_VIEW_URI.
 - `epoch_detail` (app only): what the View calls when the user clicks one epoch; never in a model's list, and

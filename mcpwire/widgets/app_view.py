@@ -6,7 +6,7 @@ the CSP the host built. Here the host page is the notebook output (JupyterLab's 
 is served by a small HTTP server in the kernel on 127.0.0.1 (another port, so another origin), with
 the View's CSP as its `Content-Security-Policy` header; the View's `srcdoc` iframe inherits it.
 
-The host's decisions stay in Python (`mcpwire.apps_host.AppHost`): the output's script only carries
+The host's decisions stay in Python (`mcpwire.apps.host.AppHost`): the output's script only carries
 each message from the proxy to the kernel (`POST /relay`) and the host's messages back (`GET /outbox`,
 a long poll), both under a random token.
 
@@ -28,7 +28,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from ..apps_host import AppHost, host_tools
+from ..apps.host import AppHost, host_tools
 
 PROXY_SANDBOX = "allow-scripts allow-same-origin"
 POLL_SECONDS = 20

@@ -1,4 +1,4 @@
-"""mcpwire.apps_csp.allows agrees with Chromium: each policy is served as a page's Content-Security-Policy header,
+"""mcpwire.apps.csp.allows agrees with Chromium: each policy is served as a page's Content-Security-Policy header,
 the page opens a fetch or a WebSocket to each URL, and a securitypolicyviolation event is the browser's "no".
 
 No connection has to succeed (nothing listens on most of these URLs): Chromium checks the policy before it connects,
@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 
-from mcpwire.apps_csp import allows, build_policy, origin
+from mcpwire.apps.csp import allows, build_policy, origin
 
 pytestmark = [pytest.mark.browser]
 

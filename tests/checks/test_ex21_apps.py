@@ -7,8 +7,8 @@ from urllib.parse import urlparse, urlsplit
 import pytest
 
 from checks import ex21_apps as apps
-from mcpwire.apps_csp import allows, build_policy
-from mcpwire.apps_host import malformed, visibility
+from mcpwire.apps.csp import allows, build_policy
+from mcpwire.apps.host import malformed, visibility
 
 BEFORE_INITIALIZED = ("ui/initialize", "ping")
 

@@ -1,11 +1,11 @@
-"""mcpwire.apps_csp.allows decides as a browser does where Python's urlsplit would not: the URL tricks a View
+"""mcpwire.apps.csp.allows decides as a browser does where Python's urlsplit would not: the URL tricks a View
 could use to reach an undeclared host are blocked, and a URL it cannot parse is blocked instead of raising.
 The scheme and 'self' rules were measured in Chromium 156 (a page with each policy, and the
 securitypolicyviolation events of a fetch or a WebSocket to each URL)."""
 
 import pytest
 
-from mcpwire.apps_csp import allows, approved_domains, build_policy, origin
+from mcpwire.apps.csp import allows, approved_domains, build_policy, origin
 
 API = build_policy({"connectDomains": ["https://api.example.com"]})
 

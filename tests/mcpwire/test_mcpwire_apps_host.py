@@ -1,5 +1,5 @@
-"""mcpwire.apps_host against the real lab (`python -m labserver --apps`): the View<->host rules, each refusal,
-and every frame the host posts checked by the kit's own View<->host shape check (mcpwire.apps_frames).
+"""mcpwire.apps.host against the real lab (`python -m labserver --apps`): the View<->host rules, each refusal,
+and every frame the host posts checked by the kit's own View<->host shape check (mcpwire.apps.frames).
 """
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import json
 import pytest
 
 from mcpwire import StdioWire
-from mcpwire.apps_frames import check_host_frame
-from mcpwire.apps_csp import allows, approved_domains, build_policy
-from mcpwire.apps_host import (
+from mcpwire.apps.frames import check_host_frame
+from mcpwire.apps.csp import allows, approved_domains, build_policy
+from mcpwire.apps.host import (
     HOST_REFUSED,
     INVALID_PARAMS,
     INVALID_REQUEST,

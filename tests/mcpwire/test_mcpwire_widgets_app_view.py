@@ -146,7 +146,7 @@ def test_a_context_out_of_range_changes_nothing(view, context):
 def test_the_transcript_view_shows_a_click_through_both_wires(lab):
     import re
 
-    from mcpwire.apps_host import AppHost, host_tools
+    from mcpwire.apps.host import AppHost, host_tools
     from mcpwire.widgets import TranscriptView
 
     host = AppHost(lab, "show_hypnogram", {"night": "P07"}, tools=host_tools(lab))

@@ -26,14 +26,14 @@ What it enforces (MCP Apps 2026-01-26 unless said otherwise):
   every View-initiated request, and the CSP, is in `log`.
 
 The SDK (mcp 2.3.0) has no host side at all: `mcp.server.apps` serves apps, nothing renders them.
-Where the spec's text and the 2.0.4 schema disagree, `mcpwire.apps_frames` says which this follows.
+Where the spec's text and the 2.0.4 schema disagree, `mcpwire.apps.frames` says which this follows.
 """
 
 from urllib.parse import urlsplit
 
-from . import apps_csp
-from .frames import CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, dumps
-from .transcript import Exchange, Transcript
+from . import csp
+from ..frames import CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, dumps
+from ..transcript import Exchange, Transcript
 
 EXTENSION_ID = "io.modelcontextprotocol/ui"
 APP_MIME_TYPE = "text/html;profile=mcp-app"
@@ -183,8 +183,8 @@ class AppHost:
             raise ValueError(f"{self.resource_uri} is {content.get('mimeType')!r}, not {APP_MIME_TYPE}")
         self.resource, self.html = content, content["text"]
         declared = ((content.get("_meta") or {}).get("ui") or {}).get("csp")
-        self.approved, refused = apps_csp.approved_domains(declared)
-        self.policy = apps_csp.build_policy(declared)
+        self.approved, refused = csp.approved_domains(declared)
+        self.policy = csp.build_policy(declared)
         self.log += [f"CSP refused {reason}" for reason in refused] + [f"CSP {self.policy}"]
         return content["text"]
 
