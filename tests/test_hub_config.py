@@ -81,10 +81,12 @@ def test_learners_start_in_lesson_00_of_the_course_nbgitpuller_pulls():
     assert link and link.groups() == (folder, FIRST_LESSON), "the README's nbgitpuller link opens the same lesson"
 
 
-def test_the_image_is_the_binder_build_and_it_has_nbgitpuller():
+def test_the_image_is_the_binder_build_and_it_has_nbgitpuller_and_jupyterhub():
+    # The chart starts each learner's server as `jupyterhub-singleuser`, a command of the jupyterhub package.
     assert "binder/" in CONFIG.read_text()
     assert "-r requirements/hub.txt" in (ROOT / "binder" / "postBuild").read_text()
-    assert re.search(r"^nbgitpuller==", (ROOT / "requirements" / "hub.txt").read_text(), re.M)
+    hub_lock = (ROOT / "requirements" / "hub.txt").read_text()
+    assert re.search(r"^nbgitpuller==", hub_lock, re.M) and re.search(r"^jupyterhub==", hub_lock, re.M)
 
 
 def test_no_egress_is_opened_beyond_what_the_course_pull_needs():

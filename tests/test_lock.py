@@ -60,16 +60,16 @@ def test_the_lab_lock_holds_exactly_what_pyproject_lists_and_nothing_it_does_not
     assert direct == set(requirements()), "pyproject.toml changed since `make lock`: run `make lock`"
 
 
-def test_the_test_lock_adds_the_test_and_site_extras():
-    # `make test` builds the site (tests/test_site.py), so the test lock holds its builder too.
+def test_the_test_lock_adds_the_test_site_and_hub_extras():
+    # `make test` builds the site (tests/test_site.py) and runs a hub (tests/hub/), so the test lock holds both.
     lock = read_lock("test.txt")
     direct = {pkg for pkg, entry in lock.items() if FROM_PYPROJECT in entry["via"]}
-    assert direct == set(requirements("test", "site")), "pyproject.toml changed since `make lock`: run `make lock`"
+    assert direct == set(requirements("test", "site", "hub")), "pyproject.toml changed since `make lock`: run `make lock`"
 
 
 def test_every_locked_version_is_inside_pyprojects_range():
     lock = read_lock("test.txt")
-    outside = {name: (str(req.specifier), lock[name]["version"]) for name, req in requirements("test", "site").items()
+    outside = {name: (str(req.specifier), lock[name]["version"]) for name, req in requirements("test", "site", "hub").items()
                if not req.specifier.contains(lock[name]["version"], prereleases=True)}
     assert not outside, f"locked outside the range pyproject.toml states (run `make lock`): {outside}"
 
@@ -91,6 +91,10 @@ def test_the_hub_lock_is_the_lab_lock_plus_the_hub_extra():
     differ = {name: (entry["version"], hub[name]["version"]) for name, entry in lab.items()
               if (entry["version"], entry["hashes"]) != (hub[name]["version"], hub[name]["hashes"])}
     assert not differ, f"a class's hub and a learner's laptop would run different versions: {differ}"
+    test = read_lock("test.txt")
+    untested = {name: (entry["version"], test.get(name, {}).get("version")) for name, entry in hub.items()
+                if entry["version"] != test.get(name, {}).get("version")}
+    assert not untested, f"a class's hub would run versions the hub test did not: {untested}"
 
 
 def test_the_bootstrapped_installer_is_inside_its_range():
