@@ -76,9 +76,11 @@ GATE_CASES = [
     ("a message that is not an object", "tools/call", True, INVALID),
     ("a message without jsonrpc", {"id": 6, "method": "ping"}, True, INVALID),
     ("jsonrpc 1.0", {"jsonrpc": "1.0", "id": 6, "method": "ping"}, True, INVALID),
+    ("jsonrpc \" 2.0 \" with white space around it", {"jsonrpc": " 2.0 ", "id": 6, "method": "ping"}, True, INVALID),
     ("jsonrpc 2.0 written as a number", {"jsonrpc": 2.0, "id": 6, "method": "ping"}, True, INVALID),
     ("an id that is true (a bool, not an integer)", {"jsonrpc": "2.0", "id": True, "method": "ping"}, True, INVALID),
     ("an id that is null", {**call("epoch_detail"), "id": None}, True, INVALID),
+    ("a size-changed notification with \"id\": null", {**SIZE, "id": None}, True, INVALID),
     ("an id that is 1.5", {"jsonrpc": "2.0", "id": 1.5, "method": "ping"}, True, INVALID),
     ("params that are a list", {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": ["epoch_detail"]}, True,
      (-32600, -32602)),
@@ -111,7 +113,11 @@ GATE_CASES = [
     ("a result answer without an id", {"jsonrpc": "2.0", "result": {}}, True, INVALID),
     ("an error answer without an id", {"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}}, True,
      (None, -32600)),
+    ("an error answer with a null id", {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}},
+     True, (None, -32600)),
     ("a batch (a list of messages)", [{"jsonrpc": "2.0", "id": 11, "method": "ping"}], True, INVALID),
+    ("PING (not ping) before initialized", {"jsonrpc": "2.0", "id": 2, "method": "PING"}, False, REFUSE),
+    ("UI/INITIALIZE (not ui/initialize) before initialized", {**INITIALIZE, "method": "UI/INITIALIZE"}, False, REFUSE),
     # Last, so that a gate which checks nothing is told what it misses before it is told about the order.
     ("a tools/call with params that are a list before initialized",
      {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": ["epoch_detail"]}, False, (-32600, -32602)),
@@ -120,6 +126,9 @@ GATE_CASES = [
 ]
 NOT_INITIALIZED = ("the kit's rule (lesson 21): the host refuses every request but ui/initialize and ping until "
                    "ui/notifications/initialized has come")
+METHOD_EXACT = ("a method name is compared exactly, case and all: JSON-RPC's method is a string, and neither JSON-RPC "
+                "nor MCP folds its case, so 'PING' is not ping and the kit's rule refuses it before initialized "
+                "(never lower() or strip() a method)")
 A_FALSY_ID = ("an id of 0 or \"\" is still an id: a message is a request when \"id\" is in it, whatever its value "
               "(test \"id\" in message, not message.get(\"id\"))")
 GATE_HINTS = {
@@ -138,6 +147,8 @@ GATE_HINTS = {
                                                                "method: 'initialize' is inside the text 'ui/initialize' "
                                                                "but is another method",
     "a ui/open-link with id \"\" before initialized": A_FALSY_ID,
+    "PING (not ping) before initialized": METHOD_EXACT,
+    "UI/INITIALIZE (not ui/initialize) before initialized": METHOD_EXACT,
     "a tools/call of an app-only tool": "\"app\" in the visibility means the View may call the tool: refuse only "
                                         "when \"app\" is missing",
     "a tools/call of a tool visible to model and app": "refuse only when \"app\" is missing from the visibility; "
@@ -182,9 +193,15 @@ NOTIFICATION_CHECKED = ("a notification is a request without an id, under the sa
                         "method, params an object, no result or error; check them before you let it go on")
 CHECK_FIRST = ("check the message before the kit's rule: a malformed message is an Invalid Request whether the View "
                "has initialized or not; -32000 would say only \"not yet\"")
+NULL_ID = ("a message with \"id\" in it is a request whatever the id holds (MCP: notifications MUST NOT include an "
+           "ID), and MCP forbids a null id (\"Unlike base JSON-RPC, the ID MUST NOT be null\"): refuse it with -32600, "
+           "never read null as no id")
 MALFORMED_MORE = {
     "an id that is true (a bool, not an integer)": "an id is a string or an integer, and Python's True is an int",
-    "an id that is null": "JSON-RPC 2.0 allows a null id; MCP does not: an id is a string or an integer",
+    "an id that is null": NULL_ID,
+    "a size-changed notification with \"id\": null": NULL_ID,
+    "jsonrpc \" 2.0 \" with white space around it": "jsonrpc must be exactly the string \"2.0\" (JSON-RPC: \"MUST be "
+                                                    "exactly '2.0'\"): compare it as it came, never strip() it",
     "an id that is 1.5": "an id is a string or an integer; a float is neither",
     "jsonrpc 2.0 written as a number": "jsonrpc must be the string \"2.0\"; the number 2.0 is not it",
     "params that are a list": "JSON-RPC 2.0 allows params by position (a list); MCP requires params to be an "
@@ -209,6 +226,8 @@ MALFORMED_MORE = {
     "an error answer whose code is -32603.5": f"{ERROR_OBJECT}; -32603.5 is a float, not an integer",
     "a result answer without an id": "a result answers one request, so it carries that request's id (only an error "
                                      "answer may leave it out, when it could not read the id)",
+    "an error answer with a null id": "JSON-RPC writes null for an id it could not read, and MCP leaves such an id out; "
+                                      "either way you may let the error answer go on or refuse it as -32600",
     "an error answer without an id": "MCP lets an error answer leave out an id it could not read, so you may let it "
                                      "go on; refused, it is an Invalid Request",
     "a tools/call with params that are a list before initialized": CHECK_FIRST,
@@ -232,6 +251,8 @@ JSON_RPC_RESERVED = range(-32768, -31999)
 # method of the View-host wire, and MCP answers a tool the server does not have with -32602.
 FITTING_CODES = {
     "MCP's initialize (not ui/initialize) before initialized": (-32601,),
+    "PING (not ping) before initialized": (-32601,),
+    "UI/INITIALIZE (not ui/initialize) before initialized": (-32601,),
     "a tools/call of a tool the server does not have": (-32602,),
     "a tools/call without params": (-32600, -32602),
     "a tools/call whose name is a list": (-32600, -32602),
@@ -446,6 +467,21 @@ CONNECT_CASES = [
     (CONNECT_DOMAINS, "https://api.exa\tmple.com/v1", None),
     ({"connectDomains": ["HTTPS://API.Example.com"]}, "https://api.example.com/v2", None),
     ({"connectDomains": [None, 443, "https://api.example.com"]}, "https://api.example.com/v3", None),
+    (CONNECT_DOMAINS, "https://api.example.com:/v4", None),
+    (CONNECT_DOMAINS, " https://api.example.com ", None),
+    ({"connectDomains": ["https://*.example.com"]}, "https://evil .example.com/",
+     "a space inside the host: a browser cannot parse the URL (a space is a forbidden host code point), so it "
+     "reaches nowhere; urlsplit keeps the space in the host"),
+    ({"connectDomains": ["https://api.example.com:"]}, "https://api.example.com/v1",
+     "an entry with ':' and no port is not an origin (a CSP port is digits or '*'): the host drops it"),
+    ({"connectDomains": ["https://api.example.com:65536"]}, "https://api.example.com:65536/",
+     "a port above 65535 does not parse, in the URL or in the entry: such a URL reaches nowhere"),
+    ({"connectDomains": ["https://api.example.com:65535"]}, "https://api.example.com:65535/", None),
+    ({"connectDomains": ["https://api.example.com:65979"]}, "https://api.example.com/v1",
+     "an entry's port above 65535 is a port no URL has: it matches none (65979 is not 443, even modulo 65536)"),
+    ({"connectDomains": "https://api.example.com"}, "https://api.example.com/v1",
+     "connectDomains must be a list of origins (the Apps spec's McpUiResourceCsp: string[]): the kit's host drops a "
+     "string whole, never reads it as one entry"),
 ]
 # Why the View may reach a URL that a rule blocked, where "compare origins" alone does not say it (each URL here is
 # in one allowed case only).
@@ -463,6 +499,11 @@ ALLOWED_HINTS = {
                                       "api.example.com (urlsplit splits there too)",
     "https://api.exa\tmple.com/v1": "a browser removes tabs and newlines from a URL before it reads it (urlsplit does "
                                     "the same)",
+    "https://api.example.com:/v4": "a ':' with no port after it is no port: the scheme's default, 443 (WHATWG URL; "
+                                   "urlsplit gives port None too)",
+    " https://api.example.com ": "a browser strips spaces and control characters from both ends of a URL before it "
+                                 "reads it (WHATWG URL): strip them first, or urlsplit keeps the last space in the host",
+    "https://api.example.com:65535/": "65535 is the highest port, and a port like any other",
 }
 URL_HINT = ("split the URL with urllib.parse.urlsplit, after turning each '\\' into '/' as a browser does, and compare "
             "the parts (scheme, host, port; no port means the scheme's default), never the text")

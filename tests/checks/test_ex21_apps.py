@@ -154,6 +154,29 @@ def lets_an_error_answer_without_an_id_go_on(message, initialized, tools):
     return gate()(message, initialized, tools)
 
 
+def answers_unknown_methods_32601(message, initialized, tools):
+    """A right answer that tells a method the View-host wire does not have by -32601, before any other refusal."""
+    known = {"ui/initialize", "ping", "tools/call", "resources/read", "ui/open-link"}
+    refusal = gate()(message, initialized, tools)
+    if refusal and refusal["code"] == -32000 and message.get("method") not in known:
+        return {"code": -32601, "message": f"Method not found: {message['method']}"}
+    return refusal
+
+
+def refuses_an_error_answer_with_a_null_id(message, initialized, tools):
+    """A right answer that holds an error answer to MCP's schema, where an id, when present, is a string or integer."""
+    if isinstance(message, dict) and "error" in message and "id" in message and message["id"] is None:
+        return {"code": -32600, "message": "Invalid Request: a null id"}
+    return lets_an_error_answer_with_a_null_id_go_on(message, initialized, tools)
+
+
+def lets_an_error_answer_with_a_null_id_go_on(message, initialized, tools):
+    """A right answer that reads JSON-RPC, where an error answer to a request whose id could not be read has null."""
+    if isinstance(message, dict) and "error" in message and "method" not in message and message.get("id", 0) is None:
+        return gate()({**message, "id": 0}, initialized, tools)
+    return gate()(message, initialized, tools)
+
+
 RIGHT_GATES = [("plain", gate()), ("on mcpwire", gate_on_the_kit), ("match", gate_with_match),
                ("refuses what it cannot look up", gate_that_refuses_what_it_cannot_look_up),
                ("edits what it is given", gate_that_edits_what_it_is_given),
@@ -161,7 +184,10 @@ RIGHT_GATES = [("plain", gate()), ("on mcpwire", gate_on_the_kit), ("match", gat
                ("a code just above JSON-RPC's range", gate(refusal_code=-31999)),
                ("a code below JSON-RPC's range", gate(refusal_code=-32769)),
                ("Method not found for MCP's initialize", gate_that_does_not_know_mcps_initialize),
-               ("an error answer without an id goes on", lets_an_error_answer_without_an_id_go_on)]
+               ("an error answer without an id goes on", lets_an_error_answer_without_an_id_go_on),
+               ("Method not found for PING", answers_unknown_methods_32601),
+               ("an error answer with a null id refused", refuses_an_error_answer_with_a_null_id),
+               ("an error answer with a null id goes on", lets_an_error_answer_with_a_null_id_go_on)]
 
 
 @pytest.mark.parametrize("right", [r for _, r in RIGHT_GATES], ids=[n for n, _ in RIGHT_GATES])
@@ -192,6 +218,18 @@ def reads_a_falsy_id_as_a_notification(message, initialized, tools):
 def reads_a_null_id_as_a_notification(message, initialized, tools):
     if isinstance(message, dict) and "method" in message and message.get("id") is None:
         return None  # has_id = message.get("id") is not None
+    return gate()(message, initialized, tools)
+
+
+def strips_the_version(message, initialized, tools):
+    if isinstance(message, dict) and isinstance(message.get("jsonrpc"), str):
+        message = {**message, "jsonrpc": message["jsonrpc"].strip()}
+    return gate()(message, initialized, tools)
+
+
+def lowercases_the_method(message, initialized, tools):
+    if isinstance(message, dict) and isinstance(message.get("method"), str):
+        message = {**message, "method": message["method"].lower()}
     return gate()(message, initialized, tools)
 
 
@@ -243,7 +281,7 @@ GATE_WRONG = [
     ("reads id 0 or \"\" as no id", reads_a_falsy_id_as_a_notification,
      ["let a ui/open-link with id \"\" before initialized through", "\"id\" in message"]),
     ("reads a null id as no id", reads_a_null_id_as_a_notification,
-     ["let an id that is null through", "-32600", "MCP does not"]),
+     ["let an id that is null through", "-32600", "the ID MUST NOT be null"]),
     ("lets every ui/ request in before initialized", lets_every_ui_method_in_early,
      ["let a ui/open-link before initialized through", "only ui/initialize and ping"]),
     ("tests the method against one text", gate(allowed_before="ui/initialize ping"),
@@ -381,6 +419,11 @@ GATE_WRONG = [
         {"code": -32602, "message": "Invalid params"} if isinstance(message, dict) and "params" in message
         and not isinstance(message["params"], dict) else gate()(message, initialized, tools)),
      ["refused params that are a string with code -32602, not -32600", "is not even valid JSON-RPC"]),
+    # A blind learner's, each ✓ before its case was added.
+    ("strips the jsonrpc version", strips_the_version,
+     ["let jsonrpc \" 2.0 \" with white space around it through", "never strip() it"]),
+    ("lowercases the method", lowercases_the_method,
+     ["let PING (not ping) before initialized through", "compared exactly, case and all"]),
     ("calls an id of \"\" or 0 invalid", lambda message, initialized, tools: (
         {"code": -32600, "message": "empty id"} if isinstance(message, dict) and message.get("id", 1) in ("", 0)
         and not isinstance(message.get("id"), bool) else gate()(message, initialized, tools)),
@@ -444,19 +487,24 @@ def connect_on_the_kit(url, csp):
 DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
 
 
-def origin_of(text, *, backslash_ends_host=True, default_ports=True):
+def origin_of(text, *, backslash_ends_host=True, default_ports=True, strips=True, space_fails=True):
     """(scheme, host, port) of a URL or an entry, or None when it cannot be parsed."""
+    if strips:
+        text = text.strip("".join(chr(code) for code in range(0x21)))  # a browser strips these from both ends
     try:
         parts = urlsplit(text.replace("\\", "/") if backslash_ends_host else text)
         port = parts.port
     except ValueError:
         return None
+    if space_fails and " " in (parts.hostname or ""):
+        return None  # a host with a space does not parse
     return parts.scheme, parts.hostname or "", DEFAULT_PORTS.get(parts.scheme) if port is None and default_ports else port
 
 
-def is_origin_entry(entry, *, ipv6=False):
+def is_origin_entry(entry, *, ipv6=False, empty_port=False):
     """Whether an entry is an https or wss origin and nothing more, read by urlsplit's parts instead of a pattern."""
-    if not isinstance(entry, str) or any(character in entry for character in ";,'\"\\ ") or "://" not in entry:
+    if not isinstance(entry, str) or any(character in entry for character in ";,'\"\\ ") or "://" not in entry \
+            or (entry.endswith(":") and not empty_port):
         return False
     if "[" in entry and not ipv6:
         return False
@@ -484,7 +532,8 @@ ENTRY = re.compile(r"(https|wss)://(\*\.)?([a-z0-9.-]+)(?::(\d+))?")
 
 def connect_by_regex(url, csp, entry_pattern=ENTRY):
     """A right answer that keeps only entries a regex calls origins and blocks any URL with a backslash."""
-    if "\\" in url:
+    url = re.sub(r"[\t\n\r]", "", re.sub(r"^[\x00-\x20]+|[\x00-\x20]+$", "", url))
+    if "\\" in url or re.search(r"\s", url.split("/")[2] if url.count("/") >= 2 else url):
         return False
     try:
         target = urlparse(url)
@@ -597,6 +646,42 @@ def user_name_to_the_first_at(url, csp):
     if authority.count("@") > 1:
         return False
     return connect_by_parts(url, csp)
+
+
+def entry_port_modulo(url, csp):
+    """A hand-written parser that reads an entry's port as digits and wraps it into 16 bits, as a C uint16 would."""
+    def wrapped(entry):
+        found = re.fullmatch(r"(https|wss)://([a-z0-9.-]+):(\d+)", entry.lower())
+        return found and (found[1], found[2], int(found[3]) % 65536)
+    target = origin_of(url)
+    return connect_by_parts(url, csp) or target is not None and any(
+        wrapped(entry) == target for entry in entries_of(csp) if isinstance(entry, str))
+
+
+def port_without_range(url, csp):
+    """A hand-written parser that takes up to five digits as the port and never checks 65535."""
+    def read(text, rest):
+        found = re.fullmatch(r"(https|wss)://([a-z0-9.-]+)(?::(\d{1,5}))?" + rest, text.lower())
+        return found and (found[1], found[2], int(found[3]) if found[3] else 443)
+    target = read(url, "(/.*)?")
+    return connect_by_parts(url, csp) or bool(target) and any(
+        read(entry, "") == target for entry in entries_of(csp) if isinstance(entry, str))
+
+
+def one_string_as_one_entry(url, csp):
+    if isinstance(csp, dict) and isinstance(csp.get("connectDomains"), str):
+        csp = {**csp, "connectDomains": [csp["connectDomains"]]}
+    return connect_by_parts(url, csp)
+
+
+def origin_in_the_list(url, csp):
+    """`origin in connectDomains`: on a list it tests the entries, on a string it finds a substring."""
+    target = origin_of(url)
+    entries = csp.get("connectDomains") if isinstance(csp, dict) else None
+    if target is None or not entries:
+        return False
+    port = "" if target[2] == 443 else f":{target[2]}"
+    return connect_by_parts(url, csp) or isinstance(entries, str) and f"{target[0]}://{target[1]}{port}" in entries
 
 
 CONNECT_WRONG = [
@@ -723,6 +808,26 @@ CONNECT_WRONG = [
      ["may_connect('https://api.exa\\tmple.com/v1'", "returned False", "removes tabs and newlines"]),
     ("ends the user name at the first '@'", user_name_to_the_first_at,
      ["may_connect('https://u@v@api.example.com/v1'", "returned False", "ends at the last '@', not the first"]),
+    # A blind learner's, each ✓ before its case was added.
+    ("blocks an empty port", lambda url, csp: connect_by_parts(url, csp) and not re.search(r"://[^/]*:(/|$)", url),
+     ["may_connect('https://api.example.com:/v4'", "returned False", "no port after it is no port"]),
+    ("leaves the white space around a URL", lambda url, csp: connect_by_parts(url, csp, strips=False),
+     ["may_connect(' https://api.example.com '", "returned False", "from both ends of a URL"]),
+    ("keeps a space inside the host", lambda url, csp: connect_by_parts(url, csp, space_fails=False),
+     ["may_connect('https://evil .example.com/'", "returned True", "forbidden host code point"]),
+    ("reads an entry's empty port as none", lambda url, csp: connect_by_parts(url, csp, keeps=lambda entry: (
+        is_origin_entry(entry, empty_port=True))),
+     ["{'connectDomains': ['https://api.example.com:']}) returned True", "a CSP port is digits"]),
+    ("wraps an entry's port into 16 bits", entry_port_modulo,
+     ["{'connectDomains': ['https://api.example.com:65979']}) returned True", "even modulo 65536"]),
+    ("never checks a port's range", port_without_range,
+     ["may_connect('https://api.example.com:65536/'", "returned True", "above 65535 does not parse"]),
+    ("reads a connectDomains string as one entry", one_string_as_one_entry,
+     ["{'connectDomains': 'https://api.example.com'}) returned True", "McpUiResourceCsp: string[]"]),
+    ("tests the origin with `in` on a string", origin_in_the_list,
+     ["{'connectDomains': 'https://api.example.com'}) returned True", "drops a string whole"]),
+    ("refuses port 65535", lambda url, csp: connect_by_parts(url, csp) and ":65535" not in url,
+     ["may_connect('https://api.example.com:65535/'", "returned False", "65535 is the highest port"]),
 ]
 
 
