@@ -6,13 +6,16 @@ import os
 import socket
 import threading
 
+import anyio
 import uvicorn
 from mcp.server.mcpserver import MCPServer
 
 from labserver.auth import build_auth_lab
+from labserver.listen_endings import GracefulListens, graceful_listens
 
 MAX_REQUEST_BODY_BYTES = 4 * 1024 * 1024
 HOST = "127.0.0.1"
+LISTEN_ENDING_GRACE_S = 2.0  # a client that stopped reading must not hold the shutdown up for ever
 
 
 def bind_local(port: int) -> socket.socket:
@@ -54,10 +57,28 @@ def serve_http(
         lab = build_auth_lab(app, HOST, sock.getsockname()[1], sockets[1].getsockname()[1], token_lifetime)
         app = lab.app
         print(lab.issuer, flush=True)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    server = LabHttpServer(uvicorn.Config(app, log_level="warning", access_log=False), graceful_listens(mcp))
     if until_stdin_closes:
         stop_when_stdin_closes(server)
     server.run(sockets=sockets)
+
+
+class LabHttpServer(uvicorn.Server):
+    """uvicorn's server, which first ends the lab's open listens when it stops (however it is told to stop).
+
+    uvicorn waits for open connections before it exits, and a listen's SSE stream stays open until one side
+    ends it; ending the listens the spec's way (labserver.listen_endings) is what lets those streams finish.
+    """
+
+    def __init__(self, config: uvicorn.Config, listens: GracefulListens | None) -> None:
+        super().__init__(config)
+        self.listens = listens
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        if self.listens is not None:
+            with anyio.move_on_after(LISTEN_ENDING_GRACE_S):
+                await self.listens.end_all()
+        await super().shutdown(sockets)
 
 
 def stop_when_stdin_closes(server: uvicorn.Server) -> None:

@@ -11,6 +11,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus
 
 from labserver.apps import build_apps, hide_app_only_tools
 from labserver.input_tools import register_input_tools
+from labserver.listen_endings import make_listens_graceful
 from labserver.notes import NoteStore
 from labserver.prompts import register_prompts
 from labserver.resources import DEFAULT_PAGE_SIZE, register_resources
@@ -58,4 +59,5 @@ def build_server(store: NoteStore, page_size: int = DEFAULT_PAGE_SIZE, *, tasks:
     register_input_tools(mcp, store)
     if extension is not None:
         add_task_tools(mcp, bus, extension)
+    make_listens_graceful(mcp)  # after add_task_tools, which puts its own listen handler in the SDK's place
     return mcp

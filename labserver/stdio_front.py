@@ -11,8 +11,9 @@ the real file descriptors and `mcp.server.stdio.stdio_server(stdin=..., stdout=.
   nested too deeply to parse is still JSON, so it gets `-32600` too (see `deep_json`);
 - everything else goes to the SDK unchanged, and the front counts the request ids it
   forwarded; the stdout side sees every line the SDK writes and ticks off answers;
-- at EOF it stops reading, waits until each forwarded request has its answer, then
-  ends the line stream so the SDK shuts down. (A legacy-era request still waiting for
+- at EOF it stops reading, waits until each forwarded request has its answer, then has
+  the server end its open listens (labserver.listen_endings) and waits for their results,
+  then ends the line stream so the SDK shuts down. (A legacy-era request still waiting for
   the client's reply to a server request can never finish, so it is not waited for.)
 
 One lock serialises every line written to stdout, the front's and the SDK's alike.
@@ -23,7 +24,7 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -35,6 +36,7 @@ from pydantic import ValidationError
 
 from labserver import deep_json
 from labserver.fd_io import Descriptor
+from labserver.listen_endings import graceful_listens
 
 MAX_LINE_BYTES = 4 * 1024 * 1024
 PARSE_ERROR = -32700
@@ -126,13 +128,23 @@ class PendingRequests:
 
     def __init__(self) -> None:
         self.counts: Counter[RequestKey] = Counter()
+        self.listens: set[RequestKey] = set()  # listens forwarded and neither answered nor cancelled
         self.questions: set[RequestKey] = set()  # legacy-era server-to-client requests awaiting the client
         self._settled: anyio.Event | None = None
 
     def forwarded(self, key: RequestKey) -> None:
         self.counts[key] += 1
 
+    def listening(self, key: RequestKey) -> None:
+        self.listens.add(key)
+
+    def await_listens(self) -> None:
+        """From now on, wait for the answer of every open listen too (the server is ending them)."""
+        for key in self.listens:
+            self.forwarded(key)
+
     def answered(self, key: RequestKey) -> None:
+        self.listens.discard(key)
         if self.counts[key] > 1:
             self.counts[key] -= 1
         else:
@@ -142,6 +154,7 @@ class PendingRequests:
     def cancelled(self, key: RequestKey) -> None:
         # The server sends nothing more for a cancelled request: stop waiting for it.
         self.counts.pop(key, None)
+        self.listens.discard(key)
         self._wake_if_settled()
 
     def asked_client(self, key: RequestKey) -> None:
@@ -213,7 +226,9 @@ class WireOut:
 class StdioFront:
     """Feeds checked lines from in_fd to the SDK and writes everything to out_fd."""
 
-    def __init__(self, in_fd: int, out_fd: int, max_line_bytes: int = MAX_LINE_BYTES) -> None:
+    def __init__(self, in_fd: int, out_fd: int, max_line_bytes: int = MAX_LINE_BYTES,
+                 end_listens: Callable[[], Awaitable[None]] | None = None) -> None:
+        self.end_listens = end_listens
         self.wire_in = Descriptor(in_fd)
         self.pending = PendingRequests()
         self.out = WireOut(out_fd, self.pending)
@@ -229,6 +244,10 @@ class StdioFront:
             if (text := await self.check(line)) is not None:
                 yield text
         await self.pending.drained()
+        if self.end_listens is not None and self.pending.listens:
+            self.pending.await_listens()
+            await self.end_listens()
+            await self.pending.drained()
 
     async def check(self, line: bytes | None) -> str | None:
         """Return the line to forward, or answer it here and return None."""
@@ -252,7 +271,9 @@ class StdioFront:
             await self._too_deep(text, "nested too deeply")
             return None
         if isinstance(message, types.JSONRPCRequest):
-            if message.method != LISTEN_METHOD:  # a listen stays open; nobody waits for its end
+            if message.method == LISTEN_METHOD:  # a listen stays open until EOF ends it
+                self.pending.listening(request_key(message.id))
+            else:
                 self.pending.forwarded(request_key(message.id))
         elif isinstance(message, types.JSONRPCNotification):
             return await self._notification(text, message)
@@ -316,7 +337,8 @@ def private_std_streams() -> Iterator[tuple[int, int]]:
 async def serve_stdio(mcp: MCPServer) -> None:
     """Serve mcp on this process's stdin/stdout through the front."""
     with private_std_streams() as (wire_in, wire_out):
-        front = StdioFront(wire_in, wire_out)
+        listens = graceful_listens(mcp)
+        front = StdioFront(wire_in, wire_out, end_listens=listens.end_all if listens is not None else None)
         lowlevel = mcp._lowlevel_server  # the same call MCPServer.run_stdio_async makes
         async with stdio_server(stdin=front.lines(), stdout=front.out) as (read_stream, write_stream):
             await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
