@@ -247,7 +247,8 @@ def test_a_typical_mistake_fails_naming_its_rule(verdict, tmp_path, change, chec
 
 
 def test_a_reply_to_a_notification_fails(verdict, tmp_path):
-    loop = SOLUTION["__main__.py"].replace("        return None  # a notification", "        return jsonrpc.result(0, {})  # a notification")
+    loop = SOLUTION["__main__.py"].replace("        return []  # a notification", "        return [jsonrpc.result(0, {})]  # a notification")
+    assert loop != SOLUTION["__main__.py"]
     out = verdict(server_checks.check_read, write_server(tmp_path / "my_server", {**SOLUTION, "__main__.py": loop}))
     assert out.startswith("✗") and "a reply to a notification" in out and "never gets a reply" in out, out
 
