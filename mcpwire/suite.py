@@ -26,6 +26,7 @@ counts as unexpected (the suite itself then fails a run on a FAILURE only).
 
 import argparse
 import json
+import os
 import re
 import shlex
 import subprocess
@@ -43,7 +44,10 @@ import yaml
 from . import node, process
 
 KIT = Path(__file__).resolve().parents[1]
-SUITE = KIT / "conformance" / "node_modules" / ".bin" / "conformance"
+# A checkout has the suite beside mcpwire (`make lab` installs it there). Where the kit is an installed package, as
+# in the Binder and hub image, binder/postBuild installs it from the same lock outside the home folder, and
+# binder/start names that folder in MCP_CONFORMANCE_DIR.
+SUITE = Path(os.environ.get("MCP_CONFORMANCE_DIR") or KIT / "conformance") / "node_modules" / ".bin" / "conformance"
 NOT_PASSING = ("FAILURE", "WARNING")  # what the suite's baseline rules count as a failure
 SEVERITY = {"FAILURE": 3, "WARNING": 2, "SUCCESS": 1}  # an id's verdict is its most severe occurrence
 # A scenario's results folder: [server-]<scenario>-<start time, ISO 8601 with : and . as ->.
@@ -173,7 +177,7 @@ def scenario_names(role, requirements=None):
 
 def _installed():
     if not SUITE.exists():
-        raise SuiteError(f"the conformance suite is not installed ({SUITE.relative_to(KIT)}): run `make lab` first")
+        raise SuiteError(f"the conformance suite is not installed ({SUITE}): run `make lab` first")
 
 
 def run_suite(role, target, scenarios=(), requirements=None, expected_failures=None, output_dir=None, timeout_ms=None,

@@ -68,7 +68,12 @@ def test_postbuild_installs_the_hub_lock_and_the_kit_without_the_test_extra():
     assert 'legacy="$(python -c \'import sys; print(sys.prefix)\')/mcp-legacy-server"' in post
     assert 'python -m venv "$legacy"' in post
     assert '"$legacy/bin/python" -m pip install --no-cache-dir --require-hashes -r requirements/legacy.txt' in post
+    # The conformance suite (lesson 24, exercise 24): from the same npm lock, with the lock's own Node, outside home.
+    assert 'suite="$(python -c \'import sys; print(sys.prefix)\')/mcp-conformance"' in post
+    assert 'cp conformance/package.json conformance/package-lock.json "$suite/"' in post
+    assert 'python -m mcpwire.node npm --prefix "$suite" ci --ignore-scripts' in post
     start = (BINDER / "start").read_text()
+    assert "export MCP_CONFORMANCE_DIR=\"$(python -c 'import sys; print(sys.prefix)')/mcp-conformance\"" in start
     assert "export MCP_LEGACY_PYTHON=\"$(python -c 'import sys; print(sys.prefix)')/mcp-legacy-server/bin/python\"" in start
 
 

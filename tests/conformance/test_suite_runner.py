@@ -193,3 +193,18 @@ def test_the_suite_exits_1_on_an_unlisted_failure_and_on_a_stale_entry_and_0_whe
     assert matching.returncode == 0, matching.stdout[-3000:]
     assert "the suite exited 0" in matching.stdout
 
+
+
+def test_an_installed_kit_finds_the_suite_binder_installed(tmp_path):
+    # Binder's image installs the kit as a package, with no conformance/ beside it: postBuild installs the suite
+    # from the same lock into a folder of the environment, and binder/start names it in MCP_CONFORMANCE_DIR.
+    shim = tmp_path / "node_modules" / ".bin" / "conformance"
+    shim.parent.mkdir(parents=True)
+    shim.symlink_to(suite.SUITE.resolve())
+    listed = subprocess.run([sys.executable, "-c", "from mcpwire import suite; print(suite.SUITE); "
+                             "print(suite.scenario_names('server', requirements='2026-07-28')[:1])"],
+                            env={**os.environ, "MCP_CONFORMANCE_DIR": str(tmp_path)}, capture_output=True, text=True,
+                            timeout=120, cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    where, first = listed.stdout.splitlines()
+    assert where == str(shim) and first != "[]", listed.stdout
