@@ -1,14 +1,20 @@
-"""An MCP App rendered in a notebook output: the host page, a sandbox proxy on another origin, the View inside.
+"""An MCP App rendered in a notebook output: the host page, a sandbox proxy in an opaque origin, the View inside.
 
 The MCP Apps rules for a web host (2026-01-26, "Sandbox proxy"): the proxy and the host have different
 origins, the proxy iframe has `allow-scripts allow-same-origin`, and the View is loaded by the proxy with
-the CSP the host built. Here the host page is the notebook output (JupyterLab's origin) and the proxy
-is served by a small HTTP server in the kernel on 127.0.0.1 (another port, so another origin), with
-the View's CSP as its `Content-Security-Policy` header; the View's `srcdoc` iframe inherits it.
+the CSP the host built. Here the host page is the notebook output (JupyterLab's origin). The proxy page is
+served by a small HTTP server in the kernel on 127.0.0.1, with the View's CSP as its `Content-Security-Policy`
+header (the View's `srcdoc` iframe inherits it), and the browser reaches that server only through the page's
+own Jupyter server: jupyter-server-proxy's `<base_url>proxy/127.0.0.1:<port>/`. So the View loads wherever
+JupyterLab loads (a laptop, a JupyterHub behind its proxy, Binder), and the browser never needs the kernel's
+loopback. Through that proxy the proxy page has JupyterLab's own origin, so the kit departs from the spec's
+letter: the proxy iframe gets `allow-scripts` without `allow-same-origin`, an opaque origin of its own, which
+cannot read the page's DOM, cookies or XSRF token, and the View inside it is opaque too. A page that is not a
+Jupyter server's (another front end on the kernel's machine) reaches the kernel's port itself, as before.
 
-The host's decisions stay in Python (`mcpwire.apps.host.AppHost`): the output's script only carries
-each message from the proxy to the kernel (`POST /relay`) and the host's messages back (`GET /outbox`,
-a long poll), both under a random token.
+The host's decisions stay in Python (`mcpwire.apps.host.AppHost`), in a thread of the kernel, so the View
+is answered while a cell runs: the output's script only carries each message from the proxy to the kernel
+(`POST /relay`) and the host's messages back (`GET /outbox`, a long poll), both under a random token.
 
 In JupyterLab the frame is not inside the output: it sits beside the notebook's cells, over the output, and follows
 it as the notebook scrolls. Clearing an output removes its elements at once, and an iframe among them would be gone
@@ -16,8 +22,9 @@ before the host could send `ui/resource-teardown`. So when the output goes (clea
 hides, the host asks the View, and the frame goes once the View answered (or after TEARDOWN_WAIT_MS). JupyterLab
 draws a moved cell's output again: the View on the page takes the new drawing over instead of loading twice. When the
 kernel stops, the output sends the View its `ui/resource-teardown` itself. Elsewhere (no JupyterLab notebook around
-the output) the frame stays in the output. Where the browser cannot reach the kernel's 127.0.0.1 (a remote
-JupyterHub), the View does not load; the frames are still in `host.transcript`.
+the output) the frame stays in the output. Where the page's Jupyter server does not pass the kernel's server on (no
+jupyter-server-proxy in its environment), the output says so and the View does not load; the frames are still in
+`host.transcript`.
 """
 
 import html
@@ -30,7 +37,10 @@ from pathlib import Path
 
 from ..apps.host import AppHost, host_tools
 
-PROXY_SANDBOX = "allow-scripts allow-same-origin"
+# No allow-same-origin: served through JupyterLab's own server, the proxy page would otherwise be JupyterLab's origin.
+PROXY_SANDBOX = "allow-scripts"
+# jupyter-server-proxy's path to a port on the Jupyter server's machine (its default host allowlist has 127.0.0.1).
+SERVER_PROXY_PATH = "proxy/127.0.0.1:{port}"
 POLL_SECONDS = 20
 MAX_HEIGHT = 600  # the View grows with its size-changed up to this; past it, it scrolls
 # How long the page waits for the View's answer to ui/resource-teardown before it removes the frame anyway: the spec
@@ -67,8 +77,13 @@ class AppView:
         return cls(host)
 
     @property
+    def port(self):
+        return self._server.server_address[1]
+
+    @property
     def origin(self):
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        """The kernel's server as the kernel reaches it; a browser reaches it through its Jupyter server."""
+        return f"http://127.0.0.1:{self.port}"
 
     def _post(self, frame):
         self.host.sent.append(frame)
@@ -189,8 +204,8 @@ class AppView:
 
     def _repr_html_(self):
         border = "1px solid #ccc" if ((self.host.resource or {}).get("_meta") or {}).get("ui", {}).get("prefersBorder") else "0"
-        config = html.escape(json.dumps({"origin": self.origin, "token": self.token, "sandbox": PROXY_SANDBOX,
-                                         "border": border}))
+        config = html.escape(json.dumps({"proxyPath": SERVER_PROXY_PATH.format(port=self.port), "loopback": self.origin,
+                                         "token": self.token, "sandbox": PROXY_SANDBOX, "border": border}))
         return f"""<div class="mcpwire-app" data-config="{config}">
 <div class="mw-app-slot" style="height: 160px;"></div>
 <div class="mw-app-notes" style="font-size: 12px;"></div>
@@ -209,7 +224,6 @@ class AppView:
   proxy.className = "mw-app-proxy";
   proxy.setAttribute("sandbox", config.sandbox);
   proxy.style.cssText = "width: 100%; height: 100%; display: block; border: " + config.border;
-  proxy.src = config.origin + "/sandbox.html";
   // In JupyterLab the frame lives beside the cells, over this output, not in it: clearing an output removes its
   // elements at once, an iframe among them, and the host must still ask the View (ui/resource-teardown) first.
   const scroller = root.closest(".jp-WindowedPanel-outer");
@@ -235,12 +249,23 @@ class AppView:
     newRoot.dataset.frame = frame.id;
     detachedSince = null;
   }});
-  const post = (path, data) => fetch(config.origin + path + config.token, {{ method: "POST", body: JSON.stringify(data) }});
+  // The kernel's server as this page reaches it: through the page's own Jupyter server (jupyter-server-proxy), so the
+  // View loads wherever JupyterLab does. A page that is not a Jupyter server's (no page config: another front end on
+  // the kernel's own machine) uses the kernel's loopback port itself.
+  const jupyterConfig = document.getElementById("jupyter-config-data");
+  const server = jupyterConfig
+    ? new URL(JSON.parse(jupyterConfig.textContent).baseUrl + config.proxyPath, location.href).href : config.loopback;
+  const post = (path, data) => fetch(server + path + config.token, {{ method: "POST", body: JSON.stringify(data) }})
+    .then((response) => {{ if (!response.ok) throw new Error(path + " " + response.status); return response; }});
   // One request at a time, in order: the host must see the View's messages in the order the View sent them.
   let relayed = post("/context/", {{
     theme: document.body.dataset.jpThemeLight === "false" ? "dark" : "light", width: Math.round(root.clientWidth) }});
+  const reached = relayed.then(() => true, () => false);
+  // The proxy page learns the host page's origin from its fragment: an opaque frame gets no origin to check otherwise.
+  reached.then((ok) => {{ if (ok) proxy.src = server + "/sandbox.html#" + encodeURIComponent(location.origin); }});
   window.addEventListener("message", (event) => {{
-    if (event.source !== proxy.contentWindow || event.origin !== config.origin) return;
+    // The proxy's origin is opaque ("null"): the frame it came from is what identifies it.
+    if (event.source !== proxy.contentWindow || event.origin !== "null") return;
     relayed = relayed.then(() => post("/relay/", event.data), () => post("/relay/", event.data));
   }});
   function removeFrame(why) {{
@@ -259,7 +284,7 @@ class AppView:
       removeFrame(why + ": the View answered ui/resource-teardown");
     }};
     window.addEventListener("message", onAnswer);
-    proxy.contentWindow.postMessage({{ jsonrpc: "2.0", id, method: "ui/resource-teardown", params: {{}} }}, config.origin);
+    proxy.contentWindow.postMessage({{ jsonrpc: "2.0", id, method: "ui/resource-teardown", params: {{}} }}, "*");
     setTimeout(() => removeFrame(why + ": the View did not answer"), {TEARDOWN_WAIT_MS});
   }}
   // The output was cleared or its cell deleted: the frame hides, the host (in the kernel) sends ui/resource-teardown,
@@ -312,12 +337,22 @@ class AppView:
     notes.append(line);
   }}
   (async function poll() {{
+    if (!(await reached)) {{
+      status.textContent = "the View cannot load: this page's Jupyter server did not pass it on (" + config.proxyPath +
+        "/ needs jupyter-server-proxy in the server's environment)";
+      return;
+    }}
     for (;;) {{
       let items;
-      try {{ items = await (await fetch(config.origin + "/outbox/" + config.token)).json(); }}
+      try {{
+        const response = await fetch(server + "/outbox/" + config.token);
+        if (!response.ok) throw new Error("outbox " + response.status);
+        items = await response.json();
+      }}
       catch (error) {{ if (state !== "closed") tearDownWithoutKernel("the kernel stopped"); return; }}
       for (const item of items) {{
-        if (item.post) proxy.contentWindow.postMessage(item.post, config.origin);
+        // "*": an opaque origin cannot be named as a target; the frame is the kit's proxy, which never navigates.
+        if (item.post) proxy.contentWindow.postMessage(item.post, "*");
         if (item.size && item.size.height) slot.style.height = Math.min(item.size.height, {MAX_HEIGHT}) + "px";
         if (item.status) status.textContent = item.status;
         if (item.note) note(item);

@@ -1,14 +1,18 @@
-"""An MCP App in a real JupyterLab: the notebook is the host, the proxy is on another origin, the View inside.
+"""An MCP App in a real JupyterLab: the notebook is the host, the proxy and the View inside it in opaque origins.
 
-The hypnogram View renders, one click is one tools/call to the lab whose result reaches the View, teardown (asked by
-the kernel, asked by the host when the output is cleared, or sent by the page when the kernel stops) is answered and
-removes the frame; a View that calls a tool before ui/initialize is refused, and its fetch to an origin its CSP does
-not list is blocked by Chromium itself (a securitypolicyviolation, not a network error).
+The page reaches the kernel's server only through JupyterLab's own server (jupyter-server-proxy): every request the
+page makes, from any frame, is recorded, and any to another origin (the kernel's loopback port among them) is aborted,
+so the View could not load if it needed one. The hypnogram View renders, one click is one tools/call to the lab whose
+result reaches the View, teardown (asked by the kernel, asked by the host when the output is cleared, or sent by the
+page when the kernel stops) is answered and removes the frame; the proxy and the View cannot read the page's DOM or
+cookies; a View that calls a tool before ui/initialize is refused, and its fetch to JupyterLab's own API, which its
+CSP does not list, is blocked by Chromium itself (a securitypolicyviolation, not a network error).
 The frame lives beside the notebook's cells, over its output (`.mcpwire-app` names it in `data-frame`), so that a
 cleared output does not take the View with it before the host could ask it to tear down.
 """
 
 import json
+from urllib.parse import urlsplit
 
 import pytest
 from test_composer_in_browser import KERNEL_READY, KERNEL_TIMEOUT_MS, RUN_ALL, TIMEOUT_MS
@@ -33,8 +37,36 @@ def frame_of(page, app):
     return page.locator("#" + app.get_attribute("data-frame"))
 
 
+class Recorded:
+    """Every request and WebSocket the page opened, from any of its frames, and those aborted for their origin."""
+
+    def __init__(self, lab_url):
+        self.lab = urlsplit(lab_url).netloc
+        self.requests, self.sockets, self.aborted = [], [], []
+
+    def at_the_lab(self, url):
+        parts = urlsplit(url)
+        return parts.scheme not in ("http", "https", "ws", "wss") or parts.netloc == self.lab
+
+    def route(self, route):
+        if self.at_the_lab(route.request.url):
+            route.continue_()
+        else:
+            self.aborted.append(route.request.url)
+            route.abort()
+
+
 @pytest.fixture(scope="module")
-def app_page(jupyter_lab, browser_page):
+def recorded(jupyter_lab, browser_page):
+    recorded = Recorded(jupyter_lab[0])
+    browser_page.on("request", lambda request: recorded.requests.append(request))
+    browser_page.on("websocket", lambda socket: recorded.sockets.append(socket.url))
+    browser_page.route("**/*", recorded.route)
+    return recorded
+
+
+@pytest.fixture(scope="module")
+def app_page(jupyter_lab, browser_page, recorded):
     url, token = jupyter_lab
     page = browser_page
     page.set_default_timeout(TIMEOUT_MS)
@@ -45,12 +77,39 @@ def app_page(jupyter_lab, browser_page):
     return page
 
 
-def test_the_proxy_is_on_another_origin_with_the_spec_sandbox(app_page):
-    proxy = frame_of(app_page, app_page.locator(".mcpwire-app").first).locator("iframe.mw-app-proxy")
+def frames_of(page, app):
+    """(proxy frame, View frame) of `app`, as playwright Frames to run code in."""
+    proxy = frame_of(page, app).locator("iframe.mw-app-proxy")
     proxy.wait_for()
-    assert proxy.get_attribute("sandbox") == "allow-scripts allow-same-origin"
+    proxy_frame = proxy.element_handle().content_frame()
+    view = proxy_frame.locator("iframe")
+    view.wait_for()
+    return proxy_frame, view.element_handle().content_frame()
+
+
+def test_the_proxy_comes_from_jupyterlabs_own_server_and_no_request_leaves_its_origin(app_page, recorded):
+    app = app_page.locator(".mcpwire-app").first
+    proxy = frame_of(app_page, app).locator("iframe.mw-app-proxy")
+    frame_of(app_page, app).frame_locator("iframe.mw-app-proxy").frame_locator("iframe").locator("button.epoch").nth(19).wait_for()
     lab_origin = app_page.evaluate("location.origin")
-    assert proxy.get_attribute("src").startswith("http://127.0.0.1:") and not proxy.get_attribute("src").startswith(lab_origin)
+    assert proxy.get_attribute("sandbox") == "allow-scripts"
+    assert proxy.get_attribute("src").startswith(lab_origin + "/proxy/127.0.0.1:")
+    assert recorded.aborted == [] and all(recorded.at_the_lab(url) for url in recorded.sockets)
+    assert all(recorded.at_the_lab(request.url) for request in recorded.requests)
+    through = {urlsplit(request.url).path.split("/")[3] for request in recorded.requests
+               if urlsplit(request.url).path.startswith("/proxy/127.0.0.1:")}
+    assert {"sandbox.html", "context", "relay", "outbox"} <= through
+
+
+def test_neither_the_proxy_nor_the_view_can_read_the_page_or_its_cookies(app_page):
+    assert "_xsrf=" in app_page.evaluate("document.cookie")  # what a frame of JupyterLab's origin could read
+    probe = """() => {
+      const attempt = (read) => { try { read(); return "read"; } catch (error) { return error.name; } };
+      return [window.origin, attempt(() => document.cookie), attempt(() => parent.document.body),
+              attempt(() => top.document.cookie), attempt(() => localStorage.length)];
+    }"""
+    for frame in frames_of(app_page, app_page.locator(".mcpwire-app").first):
+        assert frame.evaluate(probe) == ["null", "SecurityError", "SecurityError", "SecurityError", "SecurityError"]
 
 
 def test_the_view_renders_and_a_click_is_one_tools_call_whose_result_reaches_it(app_page, artifacts):
@@ -81,14 +140,29 @@ def test_the_view_is_sized_by_its_size_changed_and_its_frame_covers_the_output(a
                                arg=[slot.element_handle(), frame.element_handle()])
 
 
-def test_a_call_before_initialize_is_refused_and_the_csp_blocks_an_undeclared_fetch(app_page):
+def test_a_call_before_initialize_is_refused_and_the_csp_blocks_a_fetch_to_jupyterlabs_api(app_page):
     breaker = frame_of(app_page, app_page.locator(".mcpwire-app").nth(1))
     log = breaker.frame_locator("iframe.mw-app-proxy").frame_locator("iframe").locator("#log")
     log.filter(has_text="early call").wait_for()
     log.filter(has_text="csp blocked connect-src").wait_for()
+    log.filter(has_text="fetch failed").wait_for()
     text = log.inner_text()
     assert 'early call: {"code":-32000,"message":"tools/call before ui/notifications/initialized' in text
-    assert "fetch failed" in text and "fetch went through" not in text
+    assert f"csp blocked connect-src {app_page.evaluate('location.origin')}/api/kernels" in text.splitlines()
+    assert "fetch went through" not in text
+
+
+def test_what_self_lets_a_view_load_from_jupyterlabs_origin_goes_without_its_cookies(app_page, recorded):
+    """'self' in the View's policy now names JupyterLab's origin (the proxy page's URL): an image loads from it, a
+    request whose answer the View cannot read as data, and Jupyter's login cookie (no SameSite, which Chromium reads as Lax)
+    stays home."""
+    log = frame_of(app_page, app_page.locator(".mcpwire-app").nth(1)).frame_locator(
+        "iframe.mw-app-proxy").frame_locator("iframe").locator("#log")
+    log.filter(has_text="self image").wait_for()
+    assert "self image loaded" in log.inner_text()
+    (probe,) = [request for request in recorded.requests if request.url.endswith("favicon.ico?from-view")]
+    assert probe.frame.url == "about:srcdoc" and "cookie" not in probe.all_headers()
+    assert {cookie["sameSite"] for cookie in app_page.context.cookies()} == {"Lax"}  # Jupyter sets none: Chromium reads Lax
 
 
 def test_teardown_is_answered_by_the_view_and_the_frame_goes(app_page):
@@ -188,6 +262,27 @@ print(cleared.host.state, "|", "; ".join(line for line in cleared.host.log if li
     assert asked == {"jsonrpc": "2.0", "id": asked["id"], "method": "ui/resource-teardown", "params": {}}
     assert answered == {"jsonrpc": "2.0", "id": asked["id"], "result": {}}
     assert printed.splitlines()[1] == "closed | teardown: the output was removed (cleared, or its cell deleted)"
+
+
+def test_a_jupyter_server_without_the_proxy_gets_an_output_that_says_what_it_needs(app_page):
+    # As a Jupyter server without jupyter-server-proxy answers: 404 (only a View's first request, so the others go on).
+    app_page.route("**/proxy/*/context/*", lambda route: route.fulfill(status=404, body="Not Found"))
+    try:
+        app_page.evaluate("""async () => {
+          const notebook = window.jupyterapp.shell.currentWidget.content;
+          notebook.activeCellIndex = notebook.widgets.length - 1;
+          await window.jupyterapp.commands.execute('notebook:insert-cell-below');
+          notebook.activeCell.model.sharedModel.setSource('AppView.for_tool(lab, "show_hypnogram", {"night": "P07"})');
+          await window.jupyterapp.commands.execute('notebook:run-cell');
+        }""")
+        unserved = app_page.locator(".jp-Notebook .jp-Cell").last.locator(".mcpwire-app")
+        unserved.locator(".mw-app-status", has_text="cannot load").wait_for()
+        status = unserved.locator(".mw-app-status").inner_text()
+        assert status.startswith("the View cannot load: this page's Jupyter server did not pass it on (proxy/127.0.0.1:")
+        assert status.endswith("/ needs jupyter-server-proxy in the server's environment)")
+        assert frame_of(app_page, unserved).locator("iframe.mw-app-proxy").get_attribute("src") is None
+    finally:
+        app_page.unroute("**/proxy/*/context/*")
 
 
 def test_when_the_kernel_stops_the_view_is_torn_down_and_answers(app_page):

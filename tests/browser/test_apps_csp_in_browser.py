@@ -5,7 +5,8 @@ No connection has to succeed (nothing listens on most of these URLs): Chromium c
 so a violation event comes or it does not. To know that one did not come without waiting a guessed time, each page
 then fetches a sentinel URL no policy here allows: violation events arrive in order, so once the sentinel's has
 come, an earlier one would have too. The sandboxed srcdoc case is the View's situation in the kit: an opaque origin
-under a policy it inherited from the sandbox proxy, whose 'self' stays the proxy's origin.
+under a policy it inherited from the sandbox proxy, whose 'self' stays the origin of the proxy page's URL (in the kit
+JupyterLab's own, even though the proxy frame is opaque too: test_app_in_browser.py shows that in a real JupyterLab).
 """
 
 import json

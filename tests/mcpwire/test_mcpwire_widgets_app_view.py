@@ -73,14 +73,15 @@ def test_a_body_that_is_not_json_is_answered_as_malformed(view):
     assert posted["post"] == {"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request: not a JSON object"}}
 
 
-def test_the_output_puts_the_proxy_on_the_kernels_origin_with_the_spec_sandbox(view):
+def test_the_output_reaches_the_kernels_server_through_jupyters_proxy_and_sandboxes_the_proxy_opaque(view):
     import html
 
     page = view._repr_html_()
     config = json.loads(html.unescape(page.split('data-config="', 1)[1].split('"', 1)[0]))
-    assert config["origin"] == view.origin and view.origin.startswith("http://127.0.0.1:")
-    assert config["sandbox"] == "allow-scripts allow-same-origin"
-    assert 'proxy.src = config.origin + "/sandbox.html"' in page
+    assert config["proxyPath"] == f"proxy/127.0.0.1:{view.port}" and config["loopback"] == view.origin
+    assert view.origin == f"http://127.0.0.1:{view.port}"
+    assert config["sandbox"] == "allow-scripts"  # no allow-same-origin: through the proxy it is JupyterLab's origin
+    assert 'proxy.src = server + "/sandbox.html#" + encodeURIComponent(location.origin)' in page
 
 
 def post(view, path, body=b"{}"):
