@@ -1,5 +1,5 @@
 """The command line of `python -m labserver [--http [--port N] [--auth]] [--notes DIR] [--page-size N] [--tasks] [--apps]
-[--conformance]`."""
+[--tool-descriptions FILE] [--conformance]`."""
 
 from __future__ import annotations
 
@@ -85,6 +85,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "model-only flag_epoch and their ui:// View); also on with LAB_APPS=1",
     )
     parser.add_argument(
+        "--tool-descriptions",
+        metavar="FILE",
+        type=Path,
+        help="a JSON object of tool names and the descriptions the lab gives them in place of its own; the lab "
+        "follows the file while it runs (an operator's update) and sends notifications/tools/list_changed to "
+        "every listen that asked for toolsListChanged when its tool list changes",
+    )
+    parser.add_argument(
         "--conformance",
         action="store_true",
         help="for running the official MCP conformance suite against the lab: also serve the suite's fixture "
@@ -124,7 +132,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         seed_folder(folder)
         mcp = build_server(NoteStore(folder), args.page_size, tasks=args.tasks or args.conformance,
-                           task_ttl_ms=args.task_ttl, apps=args.apps)
+                           task_ttl_ms=args.task_ttl, apps=args.apps, tool_descriptions=args.tool_descriptions)
         if args.conformance:
             register_conformance_fixtures(mcp)
         if args.http and args.legacy_only:
