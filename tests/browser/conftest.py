@@ -76,10 +76,9 @@ def _wait_until_up(url, process, log):
     raise RuntimeError(f"JupyterLab did not answer within {LAB_START_TIMEOUT} s:\n{log.read_text()[-3000:]}")
 
 
-@pytest.fixture(scope="module")
-def jupyter_lab(chromium, tmp_path_factory):
-    """(base URL, token) of a JupyterLab whose root holds a copy of each *_demo.ipynb here."""
-    base = tmp_path_factory.mktemp("lab")
+def running_lab(base, base_url="/"):
+    """(URL, token) of a JupyterLab whose root holds a copy of each *_demo.ipynb here, served under `base_url`
+    (a hub serves each learner's under /user/NAME/); stopped when the generator closes."""
     root = base / "notebooks"
     root.mkdir()
     for demo in HERE.glob("*_demo.ipynb"):
@@ -88,12 +87,12 @@ def jupyter_lab(chromium, tmp_path_factory):
     log = base / "jupyterlab.log"
     command = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
                "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}", "--allow-root",
-               "--LabApp.expose_app_in_browser=True", f"--ServerApp.root_dir={root}"]
+               "--LabApp.expose_app_in_browser=True", f"--ServerApp.root_dir={root}", f"--ServerApp.base_url={base_url}"]
     with open(log, "w") as log_file:
         lab = subprocess.Popen(command, env=_private_env(base / "home"), cwd=root,
                                stdout=log_file, stderr=subprocess.STDOUT)
     try:
-        url = f"http://127.0.0.1:{port}"
+        url = f"http://127.0.0.1:{port}{base_url.rstrip('/')}"
         _wait_until_up(f"{url}/api/status?token={token}", lab, log)
         yield url, token
     finally:
@@ -103,6 +102,12 @@ def jupyter_lab(chromium, tmp_path_factory):
         except subprocess.TimeoutExpired:
             lab.kill()
             lab.wait()
+
+
+@pytest.fixture(scope="module")
+def jupyter_lab(chromium, tmp_path_factory):
+    """(base URL, token) of a JupyterLab whose root holds a copy of each *_demo.ipynb here."""
+    yield from running_lab(tmp_path_factory.mktemp("lab"))
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,8 @@
 """An MCP App in a real JupyterLab: the notebook is the host, the proxy and the View inside it in opaque origins.
 
-The page reaches the kernel's server only through JupyterLab's own server (jupyter-server-proxy): every request the
-page makes, from any frame, is recorded, and any to another origin (the kernel's loopback port among them) is aborted,
-so the View could not load if it needed one. The hypnogram View renders, one click is one tools/call to the lab whose
+JupyterLab is served under /user/learner/, as a hub serves a learner's. The page reaches the kernel's server only
+through JupyterLab's own server (jupyter-server-proxy): every request the page makes, from any frame, is recorded, and
+any to another origin (the kernel's loopback port among them) is aborted, so the View could not load if it needed one. The hypnogram View renders, one click is one tools/call to the lab whose
 result reaches the View, teardown (asked by the kernel, asked by the host when the output is cleared, or sent by the
 page when the kernel stops) is answered and removes the frame; the proxy and the View cannot read the page's DOM or
 cookies; a View that calls a tool before ui/initialize is refused, and its fetch to JupyterLab's own API, which its
@@ -11,10 +11,12 @@ The frame lives beside the notebook's cells, over its output (`.mcpwire-app` nam
 cleared output does not take the View with it before the host could ask it to tear down.
 """
 
+import http.client
 import json
 from urllib.parse import urlsplit
 
 import pytest
+from conftest import running_lab
 from test_composer_in_browser import KERNEL_READY, KERNEL_TIMEOUT_MS, RUN_ALL, TIMEOUT_MS
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -35,6 +37,15 @@ def frame_of(page, app):
     app.locator(".mw-app-slot").wait_for()
     page.wait_for_function("(el) => !!el.dataset.frame", arg=app.element_handle())
     return page.locator("#" + app.get_attribute("data-frame"))
+
+
+# A hub serves each learner's JupyterLab under a prefix: the page must find the proxy under it.
+BASE_URL = "/user/learner/"
+
+
+@pytest.fixture(scope="module")
+def jupyter_lab(chromium, tmp_path_factory):
+    yield from running_lab(tmp_path_factory.mktemp("lab"), BASE_URL)
 
 
 class Recorded:
@@ -87,18 +98,38 @@ def frames_of(page, app):
     return proxy_frame, view.element_handle().content_frame()
 
 
-def test_the_proxy_comes_from_jupyterlabs_own_server_and_no_request_leaves_its_origin(app_page, recorded):
+def test_the_proxy_comes_from_jupyterlabs_own_server_and_no_request_leaves_its_origin(app_page, recorded, jupyter_lab):
     app = app_page.locator(".mcpwire-app").first
     proxy = frame_of(app_page, app).locator("iframe.mw-app-proxy")
     frame_of(app_page, app).frame_locator("iframe.mw-app-proxy").frame_locator("iframe").locator("button.epoch").nth(19).wait_for()
-    lab_origin = app_page.evaluate("location.origin")
+    prefix = urlsplit(jupyter_lab[0]).path + "/proxy/127.0.0.1:"
     assert proxy.get_attribute("sandbox") == "allow-scripts"
-    assert proxy.get_attribute("src").startswith(lab_origin + "/proxy/127.0.0.1:")
+    assert proxy.get_attribute("src").startswith(app_page.evaluate("location.origin") + prefix)
     assert recorded.aborted == [] and all(recorded.at_the_lab(url) for url in recorded.sockets)
     assert all(recorded.at_the_lab(request.url) for request in recorded.requests)
-    through = {urlsplit(request.url).path.split("/")[3] for request in recorded.requests
-               if urlsplit(request.url).path.startswith("/proxy/127.0.0.1:")}
+    through = {urlsplit(request.url).path[len(prefix):].split("/")[1] for request in recorded.requests
+               if urlsplit(request.url).path.startswith(prefix)}
     assert {"sandbox.html", "context", "relay", "outbox"} <= through
+
+
+def test_the_proxied_page_needs_the_jupyter_login_and_keeps_the_views_csp_header(app_page, jupyter_lab):
+    url, token = jupyter_lab
+    src = urlsplit(frame_of(app_page, app_page.locator(".mcpwire-app").first).locator("iframe.mw-app-proxy").get_attribute("src"))
+    policy = app_page.evaluate(IN_KERNEL, "print(view.host.policy, end='')")
+
+    def get(headers=None):
+        connection = http.client.HTTPConnection(src.netloc, timeout=30)
+        try:
+            connection.request("GET", src.path, headers=headers or {})
+            response = connection.getresponse()
+            return response.status, response.getheader("Content-Security-Policy"), response.read()
+        finally:
+            connection.close()
+
+    status, _, body = get()
+    assert status in (302, 403) and b"sandbox-proxy-ready" not in body  # no login: Jupyter's answer, not the page
+    status, header, body = get({"Authorization": f"token {token}"})
+    assert (status, header) == (200, policy) and b"ui/notifications/sandbox-proxy-ready" in body
 
 
 def test_neither_the_proxy_nor_the_view_can_read_the_page_or_its_cookies(app_page):
@@ -162,7 +193,9 @@ def test_what_self_lets_a_view_load_from_jupyterlabs_origin_goes_without_its_coo
     assert "self image loaded" in log.inner_text()
     (probe,) = [request for request in recorded.requests if request.url.endswith("favicon.ico?from-view")]
     assert probe.frame.url == "about:srcdoc" and "cookie" not in probe.all_headers()
-    assert {cookie["sameSite"] for cookie in app_page.context.cookies()} == {"Lax"}  # Jupyter sets none: Chromium reads Lax
+    cookies = app_page.context.cookies()
+    assert {cookie["path"] for cookie in cookies} == {BASE_URL}  # the probe's path is one they would go to
+    assert {cookie["sameSite"] for cookie in cookies} == {"Lax"}  # Jupyter sets none: Chromium reads Lax
 
 
 def test_teardown_is_answered_by_the_view_and_the_frame_goes(app_page):
