@@ -13,7 +13,12 @@ import shutil
 import sys
 from pathlib import Path
 
-from sphinx.cmd.build import build_main
+# myst-nb imports nbformat, nbformat imports jsonschema, and jsonschema builds an RFC 3987 grammar with lark at import
+# when `rfc3987_syntax` is installed (jupyter-events asks for it): about 1.5 s of CPU, for the "iri" format checkers
+# alone, which validating a notebook never uses. The build goes without them.
+sys.modules.setdefault("rfc3987_syntax", None)
+
+from sphinx.cmd.build import build_main  # noqa: E402 - after the line above, or the grammar is built
 
 SITE = Path(__file__).resolve().parent
 KIT = SITE.parent
