@@ -3,9 +3,11 @@
 Two learners log in at the same time with the class's password, each through the README's nbgitpuller link: the
 hub starts a server for each (the warm session around `jupyterhub-singleuser`, as binder/start starts the image),
 nbgitpuller pulls the course (a local copy of this checkout's HEAD) into each one's home, and JupyterLab opens
-lesson 00 as the Zero to JupyterHub values file says. Lesson 00's Run All gives its stored outputs and no error; no
-request of either page goes anywhere but the hub's own origin; each learner's labs are their own (other ports, other
-notes folders, and a note one writes is not in the other's lab). One hub for the module: it takes most of the time.
+lesson 00 as the Zero to JupyterHub values file says. Lesson 00's Run All gives its stored outputs and no error;
+each learner's labs are their own (other ports, other notes folders, and a note one writes is not in the other's
+lab); lesson 21's live View loads through the learner's own server behind the hub (jupyter-server-proxy), renders,
+and a click on it is its tools/call, and the lesson's Run All leaves no error; no request of either learner's pages
+goes anywhere but the hub's own origin. One hub for the module: starting it and two servers takes most of the time.
 """
 
 import json
@@ -14,6 +16,7 @@ from urllib.parse import urlsplit
 
 import nbformat
 import pytest
+from test_app_in_browser import frame_of
 from test_composer_in_browser import KERNEL_READY, KERNEL_TIMEOUT_MS, RUN_ALL, TIMEOUT_MS
 
 from bench.lesson_run_bench import FLAGS
@@ -28,6 +31,21 @@ SPAWN_TIMEOUT_MS = 180_000  # two learners' servers start at once on two cores
 # Every output of the notebook's code cells, as the page's model holds them (nbformat's JSON).
 OUTPUTS = """() => window.jupyterapp.shell.currentWidget.content.widgets
   .filter(c => c.model.type === 'code').map(c => c.model.outputs.toJSON())"""
+LESSON_21 = next((ROOT / "notebooks").glob("21-*.ipynb")).name
+LIVE_VIEW = "live = AppView.for_tool("  # the source of the cell whose output is lesson 21's live View
+# Runs every cell above the one after the cell `marker` is in (that cell included); returns that cell's index.
+RUN_UP_TO = """async (marker) => {
+  const notebook = window.jupyterapp.shell.currentWidget.content;
+  const index = notebook.widgets.findIndex(c => c.model.sharedModel.getSource().includes(marker));
+  notebook.activeCellIndex = index + 1;
+  await window.jupyterapp.commands.execute('notebook:run-all-above');
+  return index;
+}"""
+RUN_THE_REST = """async () => {
+  await window.jupyterapp.commands.execute('notebook:run-all-below');
+  const cells = window.jupyterapp.shell.currentWidget.content.widgets;
+  return cells.filter(c => c.model.type === 'code').map(c => c.model.executionCount);
+}"""
 IN_KERNEL = """async (code) => {
   const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
   const future = kernel.requestExecute({code});
@@ -152,6 +170,39 @@ def test_a_second_learner_at_the_same_time_has_labs_of_their_own(hub, learners):
     for learner, (page, _) in learners.items():  # each lab stops with its learner's kernel, its notes with it
         assert page.evaluate(IN_KERNEL, "hub_probe.close(); print(hub_probe.closed)").strip() == "True"
         assert not Path(labs[learner]["notes"]).exists()
+
+
+def test_lesson_21s_view_renders_through_the_hub_and_a_click_is_its_tools_call(hub, learners, artifacts):
+    page, requested = learners[LEARNERS[0]]
+    page.goto(f"{hub.url}/user/{LEARNERS[0]}/lab/tree/{course_folder()}/notebooks/{LESSON_21}?reset")
+    page.wait_for_function(KERNEL_READY, timeout=KERNEL_TIMEOUT_MS, polling=100)
+    # Run All in two parts, with the learner's click between them: the lesson's last cells close the View.
+    index = page.evaluate(RUN_UP_TO, LIVE_VIEW)
+    page.wait_for_function(KERNEL_READY, timeout=KERNEL_TIMEOUT_MS, polling=100)
+    app = page.locator(".jp-Notebook .jp-Cell").nth(index).locator(".mcpwire-app")
+    proxy = frame_of(page, app).locator("iframe.mw-app-proxy")
+    proxy.wait_for()
+    assert proxy.get_attribute("src").startswith(f"{hub.url}/user/{LEARNERS[0]}/proxy/127.0.0.1:")
+    view = frame_of(page, app).frame_locator("iframe.mw-app-proxy").frame_locator("iframe")
+    view.locator("button.epoch").nth(19).wait_for()
+    assert view.locator("button.epoch").count() == 20
+    status = app.locator(".mw-app-status")
+    status.filter(has_text="host→lab resources/read, tools/call").wait_for()
+
+    view.locator("button.epoch").nth(5).click()
+    view.locator("#detail", has_text="Epoch 6").wait_for()
+    assert view.locator("#detail").inner_text().startswith("Epoch 6 of night P07")
+    status.filter(has_text="tools/call, tools/call").wait_for()
+    assert status.inner_text().endswith("host→lab resources/read, tools/call, tools/call")  # one call per click
+    app.screenshot(path=str(artifacts / "hub-lesson-21-after-click.png"))
+    proxied = {urlsplit(url).path.split("/")[5] for url in requested
+               if urlsplit(url).path.startswith(f"/user/{LEARNERS[0]}/proxy/127.0.0.1:")}
+    assert {"sandbox.html", "context", "relay", "outbox"} <= proxied, "the View's traffic goes through the hub"
+
+    counts = page.evaluate(RUN_THE_REST)
+    page.wait_for_function(KERNEL_READY, timeout=KERNEL_TIMEOUT_MS, polling=100)
+    assert all(counts), f"not every cell ran: execution counts {counts}"
+    assert errors(page.evaluate(OUTPUTS)) == []
 
 
 def test_no_request_of_either_page_leaves_the_hubs_origin(hub, learners):
