@@ -2,11 +2,12 @@
 
 JupyterLab is served under /user/learner/, as a hub serves a learner's. The page reaches the kernel's server only
 through JupyterLab's own server (jupyter-server-proxy): every request the page makes, from any frame, is recorded, and
-any to another origin (the kernel's loopback port among them) is aborted, so the View could not load if it needed one. The hypnogram View renders, one click is one tools/call to the lab whose
-result reaches the View, teardown (asked by the kernel, asked by the host when the output is cleared, or sent by the
-page when the kernel stops) is answered and removes the frame; the proxy and the View cannot read the page's DOM or
-cookies; a View that calls a tool before ui/initialize is refused, and its fetch to JupyterLab's own API, which its
-CSP does not list, is blocked by Chromium itself (a securitypolicyviolation, not a network error).
+any to another origin (the kernel's loopback port among them) is aborted, so the View could not load if it needed one.
+The hypnogram View renders, one click is one tools/call to the lab whose result reaches the View, teardown (asked by
+the kernel, asked by the host when the output is cleared, or sent by the page when the kernel stops) is answered and
+removes the frame; the proxy and the View cannot read the page's DOM or cookies; a View that calls a tool before
+ui/initialize is refused, and its fetch to JupyterLab's own API, which its CSP does not list, is blocked by Chromium
+itself (a securitypolicyviolation, not a network error).
 The frame lives beside the notebook's cells, over its output (`.mcpwire-app` names it in `data-frame`), so that a
 cleared output does not take the View with it before the host could ask it to tear down.
 """
