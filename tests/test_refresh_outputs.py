@@ -93,8 +93,10 @@ def test_refreshing_an_already_refreshed_notebook_changes_nothing():
     assert json.dumps(again, sort_keys=True) == json.dumps(nb, sort_keys=True)
 
 
-LIVE_APP_HTML = ('<div class="mcpwire-app" data-config="{&quot;origin&quot;: &quot;http://127.0.0.1:46409&quot;, '
-                 '&quot;token&quot;: &quot;u5-w3pqGfV6by9rBSiwoJA&quot;}"><script>fetch(config.origin)</script></div>')
+# As AppView writes it: the page reaches the kernel's port through its Jupyter server, or at the loopback elsewhere.
+LIVE_APP_HTML = ('<div class="mcpwire-app" data-config="{&quot;proxyPath&quot;: &quot;proxy/127.0.0.1:46409&quot;, '
+                 '&quot;loopback&quot;: &quot;http://127.0.0.1:46409&quot;, '
+                 '&quot;token&quot;: &quot;u5-w3pqGfV6by9rBSiwoJA&quot;}"><script>fetch(server)</script></div>')
 
 
 def outputs_after_refresh(*bundles: dict) -> list[dict]:

@@ -185,3 +185,21 @@ def test_an_output_drawn_again_after_its_view_closed_gets_no_view(view):
     relay(view, PROXY_READY)  # a fresh drawing of the output (the notebook opened again) asks for the HTML
     items = outbox(view)
     assert {"closed": True} in items and not [item for item in items if "post" in item]
+
+
+def test_refresh_outputs_stores_only_the_text_form_of_the_real_output(view):
+    """The output's HTML names the kernel's port (through the Jupyter server's proxy, and at the loopback for other
+    front ends), which changes every run: scripts/refresh_outputs.py must recognise this very HTML and keep its text."""
+    import importlib.util
+    from pathlib import Path
+
+    import nbformat
+
+    spec = importlib.util.spec_from_file_location(
+        "refresh_outputs", Path(__file__).resolve().parents[2] / "scripts" / "refresh_outputs.py")
+    refresh_outputs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(refresh_outputs)
+    output = nbformat.v4.new_output("execute_result", execution_count=1, data={
+        "text/html": view._repr_html_(), "text/plain": "AppView(show_hypnogram, ui://notes-lab/hypnogram.html)"})
+    refresh_outputs.keep_text_of_live_html(output)
+    assert output.data == {"text/plain": "AppView(show_hypnogram, ui://notes-lab/hypnogram.html)"}
