@@ -77,6 +77,9 @@ READ_CASES = [
     (request(None, "ping"), error(-32600, NO_ID),
      "an id must be a string or an integer, never null, so this one could not be read", REQUEST_IDS),
     (request(5.5, "ping"), error(-32600, NO_ID), "5.5 is not an integer, so it is not a valid id", REQUEST_IDS),
+    (b'{"jsonrpc":"2.0","id":1.0,"method":"ping"}', error(-32601, 1.0),
+     "1.0 is an integer to the 2026-07-28 schema (JSON has one kind of number, and JSON Schema's integer is any number "
+     "with no fraction), so it is a valid id, and the reply carries it", REQUEST_IDS),
     (request(True, "ping"), error(-32600, NO_ID),
      "true is not an id (and in Python a bool is an int: isinstance(True, int) is True)", REQUEST_IDS),
     (request({"n": 6}, "ping"), error(-32600, NO_ID), "an object is not a valid id", REQUEST_IDS),

@@ -76,7 +76,8 @@ RIGHT_READ = '''
         raise RpcError(-32600, "not an object")
     id = None
     if "id" in message:
-        if type(message["id"]) not in (str, int):
+        whole = type(message["id"]) is float and message["id"] % 1 == 0  # 1.0 is an integer to the schema
+        if type(message["id"]) not in (str, int) and not whole:
             raise RpcError(-32600, "bad id")
         id = message["id"]
     bad = (message.get("jsonrpc") != "2.0" or type(message.get("method")) is not str
@@ -142,8 +143,8 @@ MISTAKES = [
     ("unreadable-id-echoed", mutated("jsonrpc.py", 'raise RpcError(-32600, "Invalid Request: an id must be a string or an integer")',
                                      'raise RpcError(-32600, "Invalid Request: an id must be a string or an integer", id=id)'),
      server_checks.check_read, ['"id": 5.5', "leaves it out"]),
-    ("bool-ids-accepted", mutated("jsonrpc.py", "def is_id(value):\n    return isinstance(value, (str, int)) and not isinstance(value, bool)",
-                                  "def is_id(value):\n    return isinstance(value, (str, int))"),
+    ("bool-ids-accepted", mutated("jsonrpc.py", "    return isinstance(value, (str, int)) and not isinstance(value, bool)",
+                                  "    return isinstance(value, (str, int))"),
      server_checks.check_read, ["true", "a bool is an int"]),
     ("id-not-echoed", mutated("jsonrpc.py", "raise RpcError(-32600, 'Invalid Request: \"jsonrpc\" must be \"2.0\"', id=readable)",
                               "raise RpcError(-32600, 'Invalid Request: \"jsonrpc\" must be \"2.0\"')"),
@@ -257,3 +258,12 @@ def test_a_print_on_stdout_fails(verdict, tmp_path):
     tools = SOLUTION["tools.py"].replace("    wrong = problems(", '    print("checking", name)\n    wrong = problems(')
     out = verdict(server_checks.check_call_tool, write_server(tmp_path / "my_server", {**SOLUTION, "tools.py": tools}))
     assert out.startswith("✗") and "a line on stdout that is not JSON: checking" in out, out
+
+
+def test_a_read_that_refuses_an_integral_float_id_fails(verdict, tmp_path):
+    # A learner who tests ids with isinstance(id, (str, int)) refuses 1.0, which the 2026-07-28 schema counts as an
+    # integer (a fresh reader found the lesson's own server doing it).
+    narrow = SOLUTION["jsonrpc.py"].replace("    if isinstance(value, float):", "    if False:")
+    assert narrow != SOLUTION["jsonrpc.py"]
+    out = verdict(server_checks.check_read, write_server(tmp_path / "my_server", {**SOLUTION, "jsonrpc.py": narrow}))
+    assert out.startswith("✗") and "1.0 is an integer to the 2026-07-28 schema" in out, out
