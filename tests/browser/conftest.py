@@ -105,9 +105,15 @@ def running_lab(base, base_url="/"):
 
 
 @pytest.fixture(scope="module")
-def jupyter_lab(chromium, tmp_path_factory):
+def lab_base_url():
+    """The path JupyterLab is served under; a test module may override it (a hub serves a learner's under /user/NAME/)."""
+    return "/"
+
+
+@pytest.fixture(scope="module")
+def jupyter_lab(chromium, tmp_path_factory, lab_base_url):
     """(base URL, token) of a JupyterLab whose root holds a copy of each *_demo.ipynb here."""
-    yield from running_lab(tmp_path_factory.mktemp("lab"))
+    yield from running_lab(tmp_path_factory.mktemp("lab"), lab_base_url)
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,6 @@ import json
 from urllib.parse import urlsplit
 
 import pytest
-from conftest import running_lab
 from test_composer_in_browser import KERNEL_READY, KERNEL_TIMEOUT_MS, RUN_ALL, TIMEOUT_MS
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -45,8 +44,8 @@ BASE_URL = "/user/learner/"
 
 
 @pytest.fixture(scope="module")
-def jupyter_lab(chromium, tmp_path_factory):
-    yield from running_lab(tmp_path_factory.mktemp("lab"), BASE_URL)
+def lab_base_url():
+    return BASE_URL
 
 
 class Recorded:
