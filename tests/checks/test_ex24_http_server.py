@@ -125,32 +125,41 @@ RIGHT_CHECK = '''
             return
 '''
 RIGHT_SEAL = '''
-    body = {"m": method, "n": name, "a": digest(arguments), "e": math.ceil(time.time() + LIFETIME_S), "c": carried}
-    payload = base64url(json.dumps(body).encode())
-    return PREFIX + payload + "_" + hmac.new(KEY, payload.encode(), hashlib.sha256).hexdigest()
+    body = json.dumps({"c": carried, "e": -int(-(time.time() + LIFETIME_S) // 1), "a": digest(arguments), "n": name,
+                       "m": method}, sort_keys=True).encode()
+    return PREFIX + base64.urlsafe_b64encode(hmac.digest(KEY, body, "sha256") + body).decode().rstrip("=")
 '''
 RIGHT_OPEN = '''
     if type(state) is not str or state[:len(PREFIX)] != PREFIX:
         raise refused("malformed", "not ours")
     try:
-        payload, _, tag = state[len(PREFIX):].rpartition("_")
-        good = hmac.new(KEY, payload.encode(), hashlib.sha256).hexdigest()
-        if not hmac.compare_digest(tag, good):
-            raise refused("tampered", "does not verify")
-        body = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
-    except (AttributeError, TypeError, ValueError):
+        raw = base64.urlsafe_b64decode(state[len(PREFIX):] + "=" * (-len(state[len(PREFIX):]) % 4))
+    except (TypeError, ValueError):
         raise refused("malformed", "unreadable") from None
-    if [body["m"], body["n"], body["a"]] != [method, name, digest(arguments)]:
+    if not secrets.compare_digest(raw[:TAG_BYTES], hmac.digest(KEY, raw[TAG_BYTES:], "sha256")):
+        raise refused("tampered", "does not verify")
+    fields = json.loads(raw[TAG_BYTES:])
+    if [fields["m"], fields["n"], fields["a"]] != [method, name, digest(arguments)]:
         raise refused("other_request", "another request")
-    if time.time() > body["e"]:
+    if time.time() > fields["e"]:
         raise refused("expired", "expired")
-    return body["c"]
+    return fields["c"]
+'''
+RIGHT_HEADER = '''
+    for key in headers.keys():
+        if key.lower() == name.lower():
+            value = headers[key].strip(" \\t")
+            if re.search(r"[^\\t\\x20-\\x7e]", value):
+                raise mismatch(f"{name} is not printable ASCII")
+            return value
+    return None
 '''
 
 
 def test_right_headers_written_differently_pass(verdict, tmp_path):
     folder = server(tmp_path, [("mirror.py", "import base64\n", "import base64\nimport re\n"),
-                               with_body("mirror.py", "decoded", RIGHT_DECODED), with_body("mirror.py", "check", RIGHT_CHECK)])
+                               with_body("mirror.py", "decoded", RIGHT_DECODED), with_body("mirror.py", "check", RIGHT_CHECK),
+                               with_body("mirror.py", "header", RIGHT_HEADER)])
     assert verdict(http_checks.check_header_rules, folder).startswith("✓")
 
 
@@ -211,14 +220,14 @@ MISTAKES = [
                          "(sealed[\"method\"], sealed[\"arguments\"]) != (method, digest(arguments))")],
      http_checks.check_request_state, ["bind the tool's name"]),
     ("expiry-not-checked", [("sealed.py", "if time.time() > sealed[\"expires\"]:", "if False:")],
-     http_checks.check_request_state, ["after its expiry", "MY_SERVER_STATE_LIFETIME_S=1"]),
+     http_checks.check_request_state, ["after its expiry", "came back at 1301.5", "open_state returned"]),
     ("one-reason-for-every-failure", [("sealed.py", '{"reason": reason}', '{"reason": "invalid_request_state"}')],
      http_checks.check_request_state, ["one character of the state changed",
                                        "data.reason 'invalid_request_state', where 'malformed' or 'tampered' was due"]),
     ("other-request-told-as-tampered", [("sealed.py", 'raise refused("other_request",', 'raise refused("tampered",')],
      http_checks.check_request_state, ["publish('two')", "data.reason 'tampered', where 'other_request' was due"]),
     ("expired-told-as-tampered", [("sealed.py", 'raise refused("expired",', 'raise refused("tampered",')],
-     http_checks.check_request_state, ["after its expiry", "data.reason 'tampered', where 'expired' was due"]),
+     http_checks.check_request_state, ["after its expiry", "open_state refused it: error -32602, data.reason 'tampered'"]),
     ("carried-not-returned", [("sealed.py", 'return sealed["carried"]', "return None")],
      http_checks.check_request_state, ["open_state returns what seal carried", "open_state returned None"]),
     ("carried-not-sealed", [("sealed.py", '"carried": carried}', '"carried": None}')],
@@ -237,6 +246,32 @@ MISTAKES = [
                                             "    raise refused('other_request', 'x')\nif time.time() > sealed['expires']:\n"
                                             "    raise refused('expired', 'x')\nreturn sealed['carried']")],
      http_checks.check_request_state, ["its payload rewritten for publish('two')", "the tag must cover the whole payload"]),
+    # A blind learner's, each ✓ from the check before its case was added.
+    ("expiry-truncated", [("sealed.py", "math.ceil(time.time() + LIFETIME_S)", "int(time.time() + LIFETIME_S)")],
+     http_checks.check_request_state, ["at 1300.75 it is still valid", "data.reason 'expired'", "int(...)"]),
+    ("expiry-not-rounded", [("sealed.py", "math.ceil(time.time() + LIFETIME_S)", "time.time() + LIFETIME_S")],
+     http_checks.check_request_state, ["at 1300.75 it is still valid", "data.reason 'expired'", "ends it at 1300.5"]),
+    ("arguments-bound-by-str", [with_body("sealed.py", "digest", "return str(arguments)")],
+     http_checks.check_request_state, ["keys in another order are the same request",
+                                       "data.reason 'other_request'", "never str(arguments)"]),
+    ("tag-16-bytes-padded", [("sealed.py", "tag = hmac.new(KEY, payload, hashlib.sha256).digest()",
+                              "tag = hmac.new(KEY, payload, hashlib.sha256).digest()[:16] + bytes(16)"),
+                             ("sealed.py", "hmac.compare_digest(tag, hmac.new(KEY, payload, hashlib.sha256).digest())",
+                              "hmac.compare_digest(tag[:16], hmac.new(KEY, payload, hashlib.sha256).digest()[:16])")],
+     http_checks.check_request_state, ["last 16 bytes of its 32-byte tag changed", "where HTTP 400 with error -32602 was due"]),
+    ("hmac-sha1-padded", [("sealed.py", "tag = hmac.new(KEY, payload, hashlib.sha256).digest()",
+                           "tag = hmac.new(KEY, payload, hashlib.sha1).digest() + bytes(12)"),
+                          ("sealed.py", "hmac.compare_digest(tag, hmac.new(KEY, payload, hashlib.sha256).digest())",
+                           "hmac.compare_digest(tag, hmac.new(KEY, payload, hashlib.sha1).digest() + bytes(12))")],
+     http_checks.check_request_state, ["not HMAC-SHA256 under KEY", "SHA-1"]),
+    ("tag-compared-with-==", [("sealed.py", "if not hmac.compare_digest(tag, hmac.new(KEY, payload, hashlib.sha256).digest()):",
+                               "if tag != hmac.new(KEY, payload, hashlib.sha256).digest():")],
+     http_checks.check_request_state, ["must compare the tag with hmac.compare_digest", "reads sealed.py"]),
+    ("header-without-its-refusal", [(MIRROR, "    if not all(\" \" <= character <= \"~\" or character == \"\\t\" for character in value):\n"
+                                             "        raise mismatch(f\"{name} holds a character a header value cannot carry\")\n", "")],
+     http_checks.check_header_rules, ["not ASCII, sent as it is", "error -32602, where -32020 was due", "header()"]),
+    ("decoded-name-stripped", [(MIRROR, '.decode("utf-8")', '.decode("utf-8").strip()')],
+     http_checks.check_header_rules, ["the sentinel holds ' shout ', spaces and all", "where HTTP 400 with error -32020 was due"]),
     ("non-string-state-crashes", [("sealed.py", "if not isinstance(state, str) or not state.startswith(PREFIX):",
                                    "if not state.startswith(PREFIX):")],
      http_checks.check_request_state, ["not a string", "-32603"]),
