@@ -168,6 +168,15 @@ def test_a_right_state_written_differently_passes(verdict, tmp_path):
     assert verdict(http_checks.check_request_state, folder).startswith("✓")
 
 
+def test_a_state_that_imports_its_clock_and_compare_digest_by_name_passes(verdict, tmp_path):
+    """The check's clock is time.time, set before sealed.py is imported: a name imported from time sees it too."""
+    folder = server(tmp_path, [("sealed.py", "import time\n", "import time\nfrom hmac import compare_digest\nfrom time import time as now\n"),
+                               ("sealed.py", "math.ceil(time.time() + LIFETIME_S)", "math.ceil(now() + LIFETIME_S)"),
+                               ("sealed.py", "if time.time() > sealed", "if now() > sealed"),
+                               ("sealed.py", "hmac.compare_digest(", "compare_digest(")])
+    assert verdict(http_checks.check_request_state, folder).startswith("✓")
+
+
 MIRROR = "mirror.py"
 # A learner's typical mistakes, as changes to the solution, and words the verdict must contain.
 MISTAKES = [
