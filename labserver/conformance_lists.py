@@ -4,8 +4,9 @@ On only with `python -m labserver --conformance` (through labserver.conformance'
 suite's server-stateless scenario calls `test_logging_tool` without a logLevel (no notifications/message may
 come back) and calls `test_trigger_tool_change` and `test_trigger_prompt_change` while a subscriptions/listen
 stream is open, expecting notifications/tools/list_changed and notifications/prompts/list_changed on it (a
-SHOULD for a server that declares listChanged, as SDK 2.3.0 always does). The lab's own lists never change, so
-without these the lab could never show that SHOULD kept.
+SHOULD for a server that declares listChanged, as SDK 2.3.0 always does). The lab's own lists change only through
+its operator (its tool descriptions, with --tool-descriptions: labserver.tool_descriptions), never through a
+request, so the suite needs these fixtures to see that SHOULD kept.
 
 `test_logging_tool` calls check_notes, the lab's tool that logs. Each trigger adds one labelled entry to its
 list, or takes it away again if it is there, and tells the subscription bus, exactly as create_note tells it
