@@ -11,11 +11,10 @@ import uvicorn
 from mcp.server.mcpserver import MCPServer
 
 from labserver.auth import build_auth_lab
-from labserver.listen_endings import GracefulListens, graceful_listens
+from labserver.listen_endings import ENDING_GRACE_S, GracefulListens, graceful_listens
 
 MAX_REQUEST_BODY_BYTES = 4 * 1024 * 1024
 HOST = "127.0.0.1"
-LISTEN_ENDING_GRACE_S = 2.0  # a client that stopped reading must not hold the shutdown up for ever
 
 
 def bind_local(port: int) -> socket.socket:
@@ -76,7 +75,7 @@ class LabHttpServer(uvicorn.Server):
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         if self.listens is not None:
-            with anyio.move_on_after(LISTEN_ENDING_GRACE_S):
+            with anyio.move_on_after(ENDING_GRACE_S):
                 await self.listens.end_all()
         await super().shutdown(sockets)
 

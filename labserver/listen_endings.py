@@ -36,6 +36,7 @@ from mcp_types import (
 LISTEN_METHOD = "subscriptions/listen"
 SHUTDOWN_REASON = "The notes lab is shutting down."
 STREAM_ENDED_REASON = "The server ended this subscription."
+ENDING_GRACE_S = 5.0  # how long a shutdown waits for its listens: a client that stopped reading must not hold it
 
 
 class OpenListen:

@@ -36,7 +36,7 @@ from pydantic import ValidationError
 
 from labserver import deep_json
 from labserver.fd_io import Descriptor
-from labserver.listen_endings import graceful_listens
+from labserver.listen_endings import ENDING_GRACE_S, graceful_listens
 
 MAX_LINE_BYTES = 4 * 1024 * 1024
 PARSE_ERROR = -32700
@@ -246,8 +246,9 @@ class StdioFront:
         await self.pending.drained()
         if self.end_listens is not None and self.pending.listens:
             self.pending.await_listens()
-            await self.end_listens()
-            await self.pending.drained()
+            with anyio.move_on_after(ENDING_GRACE_S):
+                await self.end_listens()
+                await self.pending.drained()
 
     async def check(self, line: bytes | None) -> str | None:
         """Return the line to forward, or answer it here and return None."""
