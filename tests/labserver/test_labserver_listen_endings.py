@@ -9,9 +9,20 @@ from __future__ import annotations
 import threading
 import time
 
+import anyio
 import pytest
 
+from mcp.server.context import ServerRequestContext
+from mcp_types import (
+    SubscriptionFilter,
+    SubscriptionsAcknowledgedNotification,
+    SubscriptionsAcknowledgedNotificationParams,
+    SubscriptionsListenRequestParams,
+    SubscriptionsListenResult,
+)
+
 import mcpwire
+from labserver.listen_endings import STREAM_ENDED_REASON, GracefulListens
 from mcpwire import HttpWire, StdioWire, frames, tasks, validate
 
 SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
@@ -99,3 +110,83 @@ def test_http_stop_ends_the_listen_stream_with_cancelled_then_its_result():
     assert_graceful_end(stream.notifications, stream, "held")
     # The stream ended with the result: the client did not wait out its 20 s.
     assert time.monotonic() - started < 10
+
+
+# GracefulListens in process, with a stand-in for the inner handler and the session, for the two paths the wire
+# cannot reach on demand: a listen acknowledged only after the shutdown began, and an inner handler that ends a
+# stream by itself (SDK 2.3.0 does so for a client that stopped reading).
+
+
+class RecordingSession:
+    def __init__(self):
+        self.sent = []
+
+    async def send_notification(self, notification, related_request_id=None):
+        self.sent.append((notification.method, notification.params.model_dump(by_alias=True, exclude_none=True)))
+
+
+def listen_context(session, listen_id):
+    return ServerRequestContext(session=session, lifespan_context={}, protocol_version="2026-07-28",
+                                method="subscriptions/listen", request_id=listen_id)
+
+
+def acknowledging(before_ack=None, then=None):
+    """An inner handler that acknowledges (after before_ack is set, if given), then runs `then` or waits for ever."""
+    async def handler(ctx, params):
+        if before_ack is not None:
+            await before_ack.wait()
+        await ctx.session.send_notification(SubscriptionsAcknowledgedNotification(
+            params=SubscriptionsAcknowledgedNotificationParams(notifications=SubscriptionFilter(),
+                                                               _meta={SUBSCRIPTION_ID: ctx.request_id})))
+        if then is not None:
+            return then(ctx)
+        await anyio.sleep_forever()
+
+    return handler
+
+
+def params():
+    return SubscriptionsListenRequestParams(notifications=SubscriptionFilter(tools_list_changed=True))
+
+
+def test_a_listen_acknowledged_after_the_shutdown_began_is_ended_after_its_acknowledgement():
+    async def scenario():
+        session, gate, results = RecordingSession(), anyio.Event(), []
+        listens = GracefulListens(acknowledging(before_ack=gate))
+        async with anyio.create_task_group() as group:
+            group.start_soon(lambda: _append(results, listens(listen_context(session, 7), params())))
+            await anyio.wait_all_tasks_blocked()
+            ending = anyio.Event()
+
+            async def end():
+                await listens.end_all()
+                ending.set()
+
+            group.start_soon(end)
+            await anyio.wait_all_tasks_blocked()
+            assert session.sent == [] and not ending.is_set()  # nothing before the acknowledgement
+            gate.set()
+        return session.sent, results
+
+    sent, results = anyio.run(scenario)
+    assert [method for method, _ in sent] == ["notifications/subscriptions/acknowledged", "notifications/cancelled"]
+    assert sent[1][1] == {"_meta": {SUBSCRIPTION_ID: 7}, "requestId": 7, "reason": REASON}
+    assert results[0].model_dump(by_alias=True, exclude_none=True)["_meta"] == {SUBSCRIPTION_ID: 7}
+
+
+def test_a_stream_the_inner_handler_ends_itself_gets_the_cancel_and_keeps_its_result():
+    own = SubscriptionsListenResult(_meta={SUBSCRIPTION_ID: "own"})
+
+    async def scenario():
+        session = RecordingSession()
+        result = await GracefulListens(acknowledging(then=lambda ctx: own))(listen_context(session, "own"), params())
+        return session.sent, result
+
+    sent, result = anyio.run(scenario)
+    assert [method for method, _ in sent] == ["notifications/subscriptions/acknowledged", "notifications/cancelled"]
+    assert sent[1][1]["reason"] == STREAM_ENDED_REASON
+    assert result is own
+
+
+async def _append(results, call):
+    results.append(await call)
