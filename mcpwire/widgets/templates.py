@@ -2,11 +2,11 @@
 
 The list comes from `mcp_types` (the same models `mcpwire.validate` uses), so it follows
 the pinned SDK; the template arguments point at things the notes lab server really has.
+`mcp_types` is imported when the list is first asked for: building its models costs about half a
+second of CPU, which every `import mcpwire.widgets` would otherwise pay, composer or not.
 """
 
 import json
-
-from mcp_types import methods
 
 from .. import frames
 
@@ -30,6 +30,8 @@ TEMPLATE_PARAMS = {
 
 def client_methods(version=frames.PROTOCOL_VERSION):
     """Every client request method of `version`: the order of TEMPLATE_PARAMS first, then any the SDK adds."""
+    from mcp_types import methods
+
     known = {method for method, their_version in methods.CLIENT_REQUESTS if their_version == version}
     return [m for m in TEMPLATE_PARAMS if m in known] + sorted(known - TEMPLATE_PARAMS.keys())
 
