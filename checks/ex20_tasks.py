@@ -12,7 +12,7 @@ import json
 import random
 import tempfile
 import time
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, nullcontext
 from pathlib import Path
 
 from mcpwire import frames, tasks
@@ -51,11 +51,15 @@ OWN_WAIT_S = 0.1  # after a result without pollIntervalMs, the least pause of th
 FOLLOW_DRAWN = 3  # Task 1: quiet paces drawn freely, after a short and a long one in a drawn order
 RESUME_DRAWN = 3  # Task 4: the same, without the result that leaves the field out
 UNLIMITED_FROM = 2  # the poll from which Task 1's wires serve ttlMs null
-# Task 3: score_night's 1000 ms becomes 1500 after the first poll on stdio, against a 3 s deadline; over HTTP the
-# first poll already asks for 2000 ms and the later ones for 1000, against 2.3 s. There a deadline clock started
-# after the first sleep (2 s late) polls twice past the deadline, and a loop that sleeps a whole interval before it
-# looks cancels at 3.0 s, 0.7 s late; on stdio a loop that keeps the first pace polls too soon.
-DEADLINES = {"stdio": (3.0, (None, 1500)), "http": (2.3, (2000, 1000))}
+# Task 3: score_night's 1000 ms becomes 1500 after the first poll on stdio, against a 2.8 s deadline; over HTTP the
+# first poll already asks for 1750 ms and the later ones for 900, against 2.1 s. The deadlines are not whole seconds,
+# and a deadline cut to one or rounded up moves the cancel by more than a float's drift or the slack: on stdio,
+# cut to 2 s, it comes at 1.0 s, long before 2.8; over HTTP, rounded up to 3 s, the loop polls again at 2.65 (2.65 +
+# 0.9 is past 3, with 0.35 s to spare) and cancels 0.55 s late. There a deadline clock started after the first sleep
+# (1.75 s late) polls twice past the deadline, and on stdio a loop that sleeps a whole interval before it looks cancels
+# at 4.0 s, 1.2 s late, and one that keeps the first pace polls too soon.
+DEADLINES = {"stdio": (2.8, (None, 1500)), "http": (2.1, (1750, 900))}
+SCORE_PAUSE_MS = 400  # Task 3's score_night scores 20 epochs at this pace: 8 s, well past either deadline
 # The lab never has two questions open at once; a server may ("all outstanding requests"), so in Task 1 the check's
 # wire shows a second question beside the lab's first one and keeps the task input_required until it is answered.
 FIRST_KEY, SECOND_KEY = "epoch-7", "epoch-8"
@@ -87,6 +91,13 @@ class StandIn:
     def _start_watching(self):
         self.served, self.shown, self.statuses, self.polls, self.quiet = {}, {}, {}, {}, {}
         self.answered_keys, self.second_request, self.echo = set(), None, {}
+
+    def serve(self, *, paces=None, asking_pace=None, hold_end=False, second_question=False, unlimited_from=None):
+        """Start a case: what this wire changes in the results from now on, and nothing remembered from earlier cases
+        (a lab pair may serve several, see `check_follow`'s `labs`)."""
+        self._start_watching()
+        self.paces, self.asking_pace, self.hold_end = paces, asking_pace, hold_end
+        self.second_question, self.unlimited_from = second_question, unlimited_from
 
     def _stand_in(self, frame, reply):
         if not isinstance(frame, dict):
@@ -234,14 +245,6 @@ def stdio_tasks_lab():
 
 
 @contextmanager
-def http_tasks_lab():
-    """One watched HTTP lab with --tasks on a fresh notes folder, stopped afterwards."""
-    with tempfile.TemporaryDirectory(prefix="ex20-") as notes, \
-            WatchedHttp.labserver("--tasks", "--notes", notes, timeout=STARTUP_WAIT_S) as http:
-        yield http
-
-
-@contextmanager
 def lab_pair():
     """A stdio lab and an HTTP lab with --tasks on one fresh notes folder, watched; both stopped afterwards."""
     with tempfile.TemporaryDirectory(prefix="ex20-") as notes, ExitStack() as stack:
@@ -250,6 +253,18 @@ def lab_pair():
         stdio.request("server/discover")
         http = stack.enter_context(WatchedHttp.labserver("--tasks", "--notes", notes, timeout=STARTUP_WAIT_S))
         yield stdio, http, notes
+
+
+@contextmanager
+def given_or_own(labs):
+    """The lab pair a caller lends (stdio, HTTP, notes folder: what lab_pair yields), left running; else a fresh pair,
+    stopped afterwards. A lent pair may serve many checks in turn, each on tasks of its own: every case starts with
+    StandIn.serve, and reads only what it wrote after its own start."""
+    if labs is not None:
+        yield labs
+        return
+    with lab_pair() as pair:
+        yield pair
 
 
 def start(wire, name, arguments):
@@ -268,7 +283,11 @@ def finish(wire, task_id, limit_s=30):
 
 
 def the_user(key, request):
-    """The check plays the user: an answer for each question review_night asks (N1 for a key it does not know)."""
+    """The check plays the user: an answer for each question review_night asks (N1 for a key it does not know), and
+    a decline for the second question the check's wire adds, so that an answer rewritten on its way to tasks/update
+    (wrapped in an accept, given a content) differs from what answer returned."""
+    if key == SECOND_KEY:
+        return {"action": "decline"}
     return {"action": "accept", "content": {"stage": ANSWERS.get(key, "N1") if isinstance(key, str) else "N1"}}
 
 
@@ -417,7 +436,7 @@ def sent_answer_problem(returned, written):
                                     f"{shown(returned[key])}.",
                             hint="Send what answer(key, request) returns as the value for its key, unchanged: it is "
                                  "the user's answer, already an ElicitResult ({\"action\": \"accept\", "
-                                 "\"content\": {...}}).")
+                                 "\"content\": {...}}, or a decline or cancel, which has no content).")
     return None
 
 
@@ -521,21 +540,23 @@ def repeat_problem(written):
 
 # --- task 1: follow a task to its end -----------------------------------------------------------
 
-def check_follow(follow_task, paces=None):
+def check_follow(follow_task, paces=None, *, labs=None, guard_s=GUARD_S, ended_guard_s=ENDED_GUARD_S):
     """follow_task(wire, task_id, answer) must poll at pollIntervalMs, answer each question once, return the end.
 
     `paces` ({transport: {"asking": ms, "quiet": (ms, ...)}}, see StandIn) are the pollIntervalMs the wires serve;
-    drawn for the run when None.
+    drawn for the run when None. `labs`, a pair from lab_pair() that the caller keeps, is used instead of a fresh
+    one (the check's tests share one across rows whose answers neither hang nor close a wire). `guard_s` is how long
+    follow_task may run before it counts as hung, `ended_guard_s` the same on a task that has failed already.
     """
     if missing(follow_task):
         not_done("define follow_task(wire, task_id, answer) first.")
         return
     paces = draw_follow_paces() if paces is None else paces
-    with lab_pair() as (stdio, http, _):
+    with given_or_own(labs) as (stdio, http, _):
         for wire in (stdio, http):
-            if not _follow_on(follow_task, wire, paces[wire.transport]):
+            if not _follow_on(follow_task, wire, paces[wire.transport], guard_s):
                 return
-        if not _follow_failed_on(follow_task, stdio):
+        if not _follow_failed_on(follow_task, stdio, ended_guard_s):
             return
     passed("follow_task drove review_night to completed on stdio and over HTTP: it slept the pollIntervalMs of the "
            "latest reply between polls (the check's wires served another one, drawn for this run, at each poll, "
@@ -554,16 +575,16 @@ def failed_task(wire):
     return task_id
 
 
-def _follow_failed_on(follow_task, wire):
-    wire.paces, wire.asking_pace, wire.second_question, wire.unlimited_from, wire.hold_end = None, None, False, None, False
+def _follow_failed_on(follow_task, wire, guard_s):
+    wire.serve()
     task_id = failed_task(wire)
     mark = time.monotonic()
-    outcome = attempt(follow_task, wire, task_id, the_user, guard=ENDED_GUARD_S)
+    outcome = attempt(follow_task, wire, task_id, the_user, guard=guard_s)
     task = as_task(outcome.value)
     given = ("given a review_night that had failed already (the check answered its first question with a stage the "
              "lab refuses, so the task's error names that answer, not yours)")
     if outcome.hung:
-        failed(f"follow_task, {given}, was still polling {ENDED_GUARD_S} s later; expected the failed task.",
+        failed(f"follow_task, {given}, was still polling {guard_s:g} s later; expected the failed task.",
                hint="Stop at any of the three ends, completed, failed or cancelled, and return that tasks/get "
                     "result: a loop that waits for completed alone never returns from a task that failed.")
         return False
@@ -583,10 +604,11 @@ def _follow_failed_on(follow_task, wire):
     return True
 
 
-def _follow_on(follow_task, wire, paces):
+def _follow_on(follow_task, wire, paces, guard_s):
+    wire.serve()
     task_id = start(wire, "review_night", dict(REVIEW))
-    wire.paces, wire.asking_pace, wire.second_question, wire.unlimited_from, wire.hold_end = (
-        paces["quiet"], paces["asking"], True, UNLIMITED_FROM, True)
+    wire.serve(paces=paces["quiet"], asking_pace=paces["asking"], second_question=True, unlimited_from=UNLIMITED_FROM,
+               hold_end=True)
     mark = time.monotonic()
     calls, returned = [], {}
 
@@ -600,7 +622,7 @@ def _follow_on(follow_task, wire, paces):
             returned.setdefault(key, copy.deepcopy(response))
         return response
 
-    outcome = attempt(follow_task, wire, task_id, answer, guard=GUARD_S)
+    outcome = attempt(follow_task, wire, task_id, answer, guard=guard_s)
     if outcome.not_done:
         not_done("follow_task still raises NotImplementedError.")
         return False
@@ -624,7 +646,7 @@ def _follow_on(follow_task, wire, paces):
         if problem:
             failed(problem.pop("problem"), **problem)
             return False
-    rejected = _rejected(wire, "tasks/update")
+    rejected = _rejected(wire, "tasks/update", written)
     if rejected:
         failed(f"The lab answered your tasks/update with error {rejected}.",
                hint="params.inputResponses is an object keyed like inputRequests, each value what answer returned: "
@@ -635,7 +657,7 @@ def _follow_on(follow_task, wire, paces):
         failed(unanswered.pop("problem"), **unanswered)
         return False
     if outcome.hung:
-        failed(f"follow_task was still running after {GUARD_S} seconds on {wire.transport}.",
+        failed(f"follow_task was still running after {guard_s:g} seconds on {wire.transport}.",
                hint="Stop polling at a terminal status: completed, failed or cancelled.")
         return False
     if outcome.error is not None:
@@ -692,9 +714,11 @@ def optional_fields_hint(outcome):
 
 # --- task 2: what a finished task means ---------------------------------------------------------
 
-def outcome_cases():
-    """(task, what it means) for a task in each status the lab can show, made on a fresh lab."""
-    with stdio_tasks_lab() as stdio:
+def outcome_cases(labs=None):
+    """(task, what it means) for a task in each status the lab can show, made on a fresh lab (or on the stdio lab of
+    `labs`, a pair the caller keeps)."""
+    with stdio_tasks_lab() if labs is None else nullcontext(labs[0]) as stdio:
+        stdio.serve()
         done = finish(stdio, start(stdio, "score_night", {"night": "P07", "epochs": 1, "pause_ms": 0}))
         tool_error = finish(stdio, start(stdio, "score_night", {"night": "P99"}))
         cancelled_id = start(stdio, "score_night", {"night": "P08", "pause_ms": 300})
@@ -706,17 +730,25 @@ def outcome_cases():
         working = tasks.get(stdio, start(stdio, "score_night", {"night": "P07", "pause_ms": 500})).result
         cancelled = finish(stdio, cancelled_id)
     return [(done, "done"), (tool_error, "tool error"), (failed_task, "failed"), (cancelled, "cancelled"),
-            (waiting, "not finished"), (working, "not finished"), *other_servers_results(done)]
+            (waiting, "not finished"), (working, "not finished"), *other_servers_results(done, tool_error)]
 
 
-def other_servers_results(done):
-    """Two completed tasks another server may send, made from the lab's: isError left out (the schema: "If not set,
-    this is assumed to be false"), and a plain result whose text talks of errors."""
+QUIET_MESSAGE = "Finished."  # a statusMessage that says nothing of an error
+NO_ERRORS_MESSAGE = "Finished: no errors in the recording."  # one that talks of errors about a plain result
+
+
+def other_servers_results(done, tool_error):
+    """Four completed tasks another server may send, made from the lab's: isError left out (the schema: "If not set,
+    this is assumed to be false"), a plain result whose text talks of errors, and two whose statusMessage (free text:
+    "human-readable message describing the current task state") reads otherwise than the result: a tool error that says only that it finished, and a
+    plain result that speaks of errors."""
     silent = copy.deepcopy(done)
     silent["result"].pop("isError", None)
     wordy = copy.deepcopy(done)
     wordy["result"]["content"] = [{"type": "text", "text": "No errors in the recording. " + _text(done["result"])}]
-    return [(silent, "done"), (wordy, "done")]
+    quiet_error = {**copy.deepcopy(tool_error), "statusMessage": QUIET_MESSAGE}
+    no_errors = {**copy.deepcopy(done), "statusMessage": NO_ERRORS_MESSAGE}
+    return [(silent, "done"), (wordy, "done"), (quiet_error, "tool error"), (no_errors, "done")]
 
 
 def _text(result):
@@ -751,7 +783,7 @@ def check_outcome(outcome, cases=None):
             return
         if got.value != expected:
             failed(f"outcome gave {shown(got.value)} for {short(task)}; expected {expected!r}.",
-                   **_outcome_hint(task, got.value))
+                   **_outcome_hint(task, got.value, outcome, expected))
             return
     passed(f"outcome read all {len(cases)} tasks right: a tool error is a completed task, input_required and working are not "
            "finished, failed carries a JSON-RPC error.")
@@ -760,10 +792,14 @@ def check_outcome(outcome, cases=None):
 LABELS = ("done", "tool error", "failed", "cancelled", "not finished")
 
 
-def _outcome_hint(task, said):
+def _outcome_hint(task, said, outcome, expected):
     if said not in LABELS:
         return dict(hint="Return one of the five labels exactly as the task writes them: "
                          + ", ".join(f'"{label}"' for label in LABELS) + "; not the status name.")
+    if task["status"] == "completed" and said in ("done", "tool error") and expected != said:
+        named = _misread_is_error(task, outcome, expected)
+        if named:
+            return dict(hint=named)
     if task["status"] == "completed" and task["result"].get("isError") and said == "failed":
         return dict(hint="A tool that reports isError: true has done its job: the task is completed, and the error is "
                          "in result for the model to read. failed is only for a JSON-RPC error, which comes in error.")
@@ -775,9 +811,8 @@ def _outcome_hint(task, said):
         return dict(hint="isError is here, and it is false: read its value (result.get(\"isError\", False)), not "
                          "whether the key is present.")
     if task["status"] == "completed" and task["result"].get("isError") is True and said == "done":
-        return dict(hint="isError sits inside the task's result (task[\"result\"]), not on the task itself, and "
-                         "it is the JSON boolean true here (Python True), which no string equals: test "
-                         "task[\"result\"].get(\"isError\", False) as a boolean.")
+        return dict(hint="A completed task whose result has isError: true is a tool error: test "
+                         "task[\"result\"].get(\"isError\", False).")
     if task["status"] == "completed" and not task["result"].get("isError") and said != "done":
         return dict(hint="isError is false here, whatever the text says: decide from result.isError, never from the "
                          "words of the content, which are written for the model.")
@@ -789,30 +824,81 @@ def _outcome_hint(task, said):
     return dict(hint="Decide from status, then (for completed) from result.isError.")
 
 
+def _misread_is_error(task, outcome, expected):
+    """Where outcome looked instead of result.isError, found by asking it again about the same task with isError also
+    where it looked (or statusMessage saying what result says); None when no such place puts it right."""
+    error = expected == "tool error"
+
+    def told(change):
+        probe = copy.deepcopy(task)
+        change(probe)
+        return attempt(outcome, probe).value == expected
+
+    def on_top(probe):
+        probe["isError"] = error
+
+    def as_text(probe):
+        probe["result"]["isError"] = "true" if error else "false"
+
+    def on_block(probe):
+        for block in probe["result"].get("content", []):
+            if isinstance(block, dict):
+                block["isError"] = error
+
+    def in_message(probe):
+        probe["statusMessage"] = "Finished with a tool error." if error else QUIET_MESSAGE
+
+    if told(in_message):
+        return ("statusMessage is free text for a person (the extension's Task: an \"optional human-readable message "
+                "describing the current task state\"), worded as each server likes: this one's says "
+                + shown(task.get("statusMessage")) + ". Decide from task[\"result\"].get(\"isError\", False), never "
+                "from the message's words.")
+    if error and told(on_top):
+        return ("isError sits inside the task's result (task[\"result\"]), the tool's CallToolResult, not on the task "
+                "itself: test task[\"result\"].get(\"isError\", False).")
+    if error and told(on_block):
+        return ("isError belongs to the CallToolResult (task[\"result\"]), not to a block of its content: test "
+                "task[\"result\"].get(\"isError\", False).")
+    if error and told(as_text):
+        return ("isError is the JSON boolean true here (Python True), which no string equals: test "
+                "task[\"result\"].get(\"isError\", False) as a boolean.")
+    return None
+
+
 # --- task 3: cancel at a deadline ---------------------------------------------------------------
 
-def check_deadline(stop_at_deadline):
-    """stop_at_deadline(wire, task_id, deadline_s) must poll, and cancel with tasks/cancel once the deadline passes."""
+def check_deadline(stop_at_deadline, deadlines=None, *, pause_ms=SCORE_PAUSE_MS, labs=None, guard_s=GUARD_S):
+    """stop_at_deadline(wire, task_id, deadline_s) must poll, and cancel with tasks/cancel once the deadline passes.
+
+    `deadlines` ({transport: (deadline_s, paces)}, DEADLINES when None) are the deadline each wire gives and the
+    pollIntervalMs it serves (see StandIn; None keeps the lab's SCORE_POLL_MS); `pause_ms` the pace of the 20 epochs
+    of the task it hands over, which must outlast both deadlines. `labs` and `guard_s` as in check_follow.
+    """
     if missing(stop_at_deadline):
         not_done("define stop_at_deadline(wire, task_id, deadline_s) first.")
         return
-    for lab in (stdio_tasks_lab, http_tasks_lab):
-        with lab() as wire:
-            if not _deadline_on(stop_at_deadline, wire):
+    deadlines = DEADLINES if deadlines is None else deadlines
+    with given_or_own(labs) as (stdio, http, _):
+        for wire in (stdio, http):
+            if not _deadline_on(stop_at_deadline, wire, *deadlines[wire.transport], pause_ms, guard_s):
                 return
-            if wire.transport == "stdio" and not _ended_first_on(stop_at_deadline, wire):
-                return
+        if not _ended_first_on(stop_at_deadline, stdio, deadlines["stdio"][0], guard_s):
+            return
+    served = "; ".join(f"{', then '.join(f'{pace or SCORE_POLL_MS} ms' for pace in paces)} "
+                       f"{'over HTTP' if transport == 'http' else 'on ' + transport}"
+                       for transport, (_, paces) in deadlines.items())
     passed("stop_at_deadline slept the pollIntervalMs of the latest reply between polls (the check's wires changed "
-           "it: 1000 ms, then 1500, on stdio; 2000 ms, then 1000, over HTTP), cancelled with tasks/cancel by the "
-           "deadline it was given (another on each wire) and returned \"cancelled\"; the task ended cancelled. "
-           "Given a task that had failed already, it returned \"failed\" after one poll.")
+           f"it: {served}), cancelled with tasks/cancel by the deadline it was given (another on each wire) and "
+           "returned \"cancelled\"; the task ended cancelled. Given a task that had failed already, it returned "
+           "\"failed\" after one poll.")
 
 
-def _ended_first_on(stop_at_deadline, wire):
+def _ended_first_on(stop_at_deadline, wire, deadline, guard_s):
     """A task that ends before the deadline: one poll, no cancel, its status returned."""
+    wire.serve()
     task_id = failed_task(wire)
     mark = time.monotonic()
-    outcome = attempt(stop_at_deadline, wire, task_id, DEADLINES["stdio"][0], guard=GUARD_S)
+    outcome = attempt(stop_at_deadline, wire, task_id, deadline, guard=guard_s)
     written = since(wire, mark)
     polls = [frame for _, frame, _ in written if frame.get("method") == "tasks/get"]
     cancelled = any(frame.get("method") == "tasks/cancel" for _, frame, _ in written)
@@ -825,7 +911,7 @@ def _ended_first_on(stop_at_deadline, wire):
                hint=hint)
         return False
     if outcome.hung or outcome.error is not None or outcome.value != "failed":
-        did = (f"was still running {GUARD_S} s later" if outcome.hung else
+        did = (f"was still running {guard_s:g} s later" if outcome.hung else
                f"raised {outcome.error_text}" if outcome.error is not None else f"returned {shown(outcome.value)}")
         failed(f"stop_at_deadline, given a task that had already failed, {did}; expected \"failed\", the status "
                "it ended with.", hint=hint)
@@ -833,11 +919,11 @@ def _ended_first_on(stop_at_deadline, wire):
     return True
 
 
-def _deadline_on(stop_at_deadline, wire):
-    deadline, wire.paces = DEADLINES[wire.transport]
-    task_id = start(wire, "score_night", {"night": "P07", "pause_ms": 400})
+def _deadline_on(stop_at_deadline, wire, deadline, paces, pause_ms, guard_s):
+    wire.serve(paces=paces)
+    task_id = start(wire, "score_night", {"night": "P07", "pause_ms": pause_ms})
     mark = time.monotonic()
-    outcome = attempt(stop_at_deadline, wire, task_id, deadline, guard=GUARD_S)
+    outcome = attempt(stop_at_deadline, wire, task_id, deadline, guard=guard_s)
     if outcome.not_done:
         not_done("stop_at_deadline still raises NotImplementedError.")
         return False
@@ -845,7 +931,8 @@ def _deadline_on(stop_at_deadline, wire):
     for problem in (wire_problem(wire, written, task_id), pace_problem(wire, written, task_id),
                     closed_problem(wire, "stop_at_deadline")):
         if problem:
-            if problem["hint"].startswith("Sleep pollIntervalMs") and _polled_at_deadline(written, mark, deadline):
+            if problem["hint"].startswith("Sleep pollIntervalMs") and _polled_at_deadline(wire, written, task_id,
+                                                                                           mark, deadline):
                 problem["hint"] = ("Your last poll came at the deadline, sooner than pollIntervalMs after the one "
                                    "before: a poll is too soon even when it is the last. When the next poll would "
                                    "come after the deadline, cancel without it (now, or once the deadline is there); "
@@ -857,7 +944,8 @@ def _deadline_on(stop_at_deadline, wire):
         return False
     cancels = [at - mark for at, frame, _ in written if frame.get("method") == "tasks/cancel"]
     if not cancels:
-        failed(f"stop_at_deadline sent no tasks/cancel; the task runs for 8 s and the deadline was {deadline:g} s.",
+        failed(f"stop_at_deadline sent no tasks/cancel; the task runs for {20 * pause_ms / 1000:g} s and the deadline "
+               f"was {deadline:g} s.",
                hint="Once the deadline has passed (time.monotonic() against a start time), send tasks/cancel.")
         return False
     if cancels[0] < deadline - PACE_SLACK_S - wire.paces[-1] / 1000:
@@ -879,12 +967,13 @@ def _deadline_on(stop_at_deadline, wire):
     if cancels[0] > deadline + CANCEL_SLACK_S:
         failed(f"stop_at_deadline cancelled {cancels[0]:.1f} s after it started, {cancels[0] - deadline:.1f} s "
                f"after the {deadline:g} s deadline: it slept past the deadline before it cancelled.",
-               hint="Before each sleep, compare now + pollIntervalMs with the deadline: if the next poll would come "
-                    "after it, cancel now (or sleep only until the deadline, then cancel).")
+               hint="Before each sleep, compare now + pollIntervalMs with the deadline, deadline_s as given (a float, "
+                    "not rounded to whole seconds): if the next poll would come after it, cancel now (or sleep only "
+                    "until the deadline, then cancel).")
         return False
     final = finish(wire, task_id)
     if final["status"] != "cancelled":
-        rejected = _rejected(wire, "tasks/cancel")
+        rejected = _rejected(wire, "tasks/cancel", written)
         failed(f"The task ended {final['status']}, not cancelled"
                + (f": the lab answered your tasks/cancel with error {rejected}." if rejected else "."),
                **(dict(hint="tasks/cancel names the task as params.taskId, as tasks/get does.") if rejected else {}))
@@ -896,13 +985,16 @@ def _deadline_on(stop_at_deadline, wire):
     return True
 
 
-def _polled_at_deadline(written, mark, deadline):
-    """Whether the last tasks/get before the cancel came at the deadline or later."""
+def _polled_at_deadline(wire, written, task_id, mark, deadline):
+    """Whether the poll that came too soon is the last tasks/get before the cancel, at the deadline or later (every
+    poll before it kept the pace)."""
     cancel_at = next((at for at, frame, _ in written if frame.get("method") == "tasks/cancel"), None)
     if cancel_at is None:
         return False
     polls = [at for at, frame, _ in written if frame.get("method") == "tasks/get" and at < cancel_at]
-    return bool(polls) and polls[-1] >= mark + deadline - PACE_SLACK_S
+    if not polls or polls[-1] < mark + deadline - PACE_SLACK_S:
+        return False
+    return pace_problem(wire, [sent for sent in written if sent[0] < polls[-1]], task_id) is None
 
 
 def _deadline_return_problem(value):
@@ -941,10 +1033,12 @@ def _silence_problem(wire, written, task_id, mark):
     return None
 
 
-def _rejected(wire, method):
-    """The error a request of `method` got, as 'code message'; None when every one was accepted."""
+def _rejected(wire, method, written):
+    """The error a request of `method` among the frames `written` got, as 'code message'; None when every one was
+    accepted."""
+    ids = {frame.get("id") for _, frame, _ in written if frame.get("method") == method}
     for exchange in wire.transcript:
-        if exchange.method != method:
+        if exchange.method != method or exchange.id not in ids:
             continue
         for payload in exchange.down_payloads:
             try:
@@ -958,10 +1052,19 @@ def _rejected(wire, method):
 
 # --- task 4: survive a restart ------------------------------------------------------------------
 
-def check_restart(start_and_save, resume, paces=None):
+# Task 4: the nights start_and_save is asked for, in order (the lab has two), each with a file of its own; resume
+# follows the RESUMED-th, started between the others, so an id kept in memory (the first started, or the last) is
+# another task's.
+NIGHTS = ("P08", "P07", "P08")
+RESUMED = 1
+ORDINALS = ("first", "second", "third")
+
+
+def check_restart(start_and_save, resume, paces=None, *, labs=None, guard_s=GUARD_S):
     """start_and_save(wire, night, path) keeps the task id in a file; resume(wire, path) follows it from a new process.
 
-    `paces` are the pollIntervalMs the restarted client's wire serves; drawn for the run when None.
+    `paces` are the pollIntervalMs the restarted client's wire serves; drawn for the run when None. `labs` and
+    `guard_s` as in check_follow (the pair's stdio lab is the restarted client's, its HTTP lab the first client's).
     """
     if missing(start_and_save) or missing(resume):
         not_done("define start_and_save(wire, night, path) and resume(wire, path) first.")
@@ -969,13 +1072,15 @@ def check_restart(start_and_save, resume, paces=None):
     paces = draw_resume_paces() if paces is None else paces
     # The restarted client's lab (stdio) is up before the tasks start, so resume runs while night P07 still works
     # (4 epochs x 300 ms) and has to follow it: a resume that polls once or never sleeps shows it.
-    with lab_pair() as (fresh, worker, _), tempfile.TemporaryDirectory(prefix="ex20-ids-") as folder:
-        paths = {night: str(Path(folder) / f"{night}.task") for night in ("P07", "P08")}
-        ids = {}
-        for night, path in paths.items():
+    with given_or_own(labs) as (fresh, worker, _), tempfile.TemporaryDirectory(prefix="ex20-ids-") as folder:
+        fresh.serve()
+        worker.serve()
+        paths = [str(Path(folder) / f"{number}-{night}.task") for number, night in enumerate(NIGHTS, 1)]
+        ids = []
+        for night, path in zip(NIGHTS, paths):
             mark = time.monotonic()
             worker.watched_file, worker.file_then = path, []
-            started = attempt(start_and_save, worker, night, path, guard=GUARD_S)
+            started = attempt(start_and_save, worker, night, path, guard=guard_s)
             worker.watched_file = None
             if started.not_done:
                 not_done("start_and_save still raises NotImplementedError.")
@@ -985,27 +1090,27 @@ def check_restart(start_and_save, resume, paces=None):
             if problem:
                 failed(problem.pop("problem"), **problem)
                 return
-            ids[night] = _started_id(worker, night)
-            if ids[night] is None:
+            ids.append(_started_id(worker, night, mark))
+            if ids[-1] is None:
                 failed(f"start_and_save, asked for night {night}, started no score_night for it; its tools/call named "
                        f"{shown(_called_night(worker, mark))}.",
                        hint="Pass the night argument on as arguments.night: each night is a task of its own.")
                 return
-            if tasks.get(worker, ids[night]).result["status"] in TERMINAL:
+            if tasks.get(worker, ids[-1]).result["status"] in TERMINAL:
                 failed(f"start_and_save returned only after the task of night {night} had ended.",
                        hint="Write the task id to the file as soon as the CreateTaskResult comes, and return: the id "
                             "is there so that polling can resume after a crash, which may come while the task works.")
                 return
-            late = _sent_before_saving(worker.file_then, ids[night])
+            late = _sent_before_saving(worker.file_then, ids[-1])
             if late:
                 failed(f"start_and_save sent a {late} for night {night} before it wrote the task id to the file; the "
                        "task asks to write it as soon as the reply comes.",
                        hint="Write the id first and only then do anything else: a crash between the reply and the "
                             "write loses the task, and the id is there so that polling can resume after one.")
                 return
-        for night, path in paths.items():
+        for night, path, task_id in zip(NIGHTS, paths, ids):
             saved = Path(path).read_text(errors="replace") if Path(path).exists() else None
-            if saved is None or ids[night] not in saved:
+            if saved is None or task_id not in saved:
                 failed(f"The file start_and_save wrote for night {night} does not hold its task id "
                        f"({'no file' if saved is None else short(saved)}).",
                        hint="A client that restarts has nothing but what it saved: write the taskId from the "
@@ -1016,34 +1121,40 @@ def check_restart(start_and_save, resume, paces=None):
         # another name, as after a restart nothing but files is left: a resume that looks the path up in memory
         # finds nothing.
         restarted = str(Path(folder) / "restarted.task")
-        for saved in Path(folder).glob("P07.task*"):
-            Path(restarted + saved.name[len("P07.task"):]).write_bytes(saved.read_bytes())
-        fresh.paces, fresh.unlimited_from, fresh.hold_end = paces, 1, True
+        name = Path(paths[RESUMED]).name
+        for saved in Path(folder).glob(f"{name}*"):
+            Path(restarted + saved.name[len(name):]).write_bytes(saved.read_bytes())
+        fresh.serve(paces=paces, unlimited_from=1, hold_end=True)
         mark = time.monotonic()
-        resumed = attempt(resume, fresh, restarted, guard=GUARD_S)
+        resumed = attempt(resume, fresh, restarted, guard=guard_s)
         written = since(fresh, mark)
         closed = closed_problem(fresh, "resume")  # now: leaving lab_pair closes it anyway
-        final = finish(worker, ids["P07"])
+        final = finish(worker, ids[RESUMED])
     if resumed.not_done:
         not_done("resume still raises NotImplementedError.")
         return
     asked = {_object(frame.get("params")).get("taskId") for _, frame, _ in written if frame.get("method") == "tasks/get"}
-    if ids["P07"] not in asked:
-        garbled = next((task_id for task_id in asked if isinstance(task_id, str) and _unwrapped(task_id) == ids["P07"]),
-                       None)
+    if ids[RESUMED] not in asked:
+        garbled = next((task_id for task_id in asked if isinstance(task_id, str)
+                        and _unwrapped(task_id) == ids[RESUMED]), None)
         if garbled is not None:
             failed(f"resume polled the task id {garbled!r}: the right id, with the file's {_wrapping(garbled)} still "
                    "on it, so the lab knows no such task.",
                    hint="Undo what you wrote: .strip() the text, or json.loads it if you saved it with json.dumps.")
             return
-        wrong = "the other night's task" if ids["P08"] in asked else "no task the file named"
+        other = next((number for number, task_id in enumerate(ids) if number != RESUMED and task_id in asked), None)
+        wrong = (f"the task started {ORDINALS[other]} (night {NIGHTS[other]})" if other is not None
+                 else "no task the file named")
         raised = f"; it raised {resumed.error_text}" if resumed.error is not None else ""
-        failed(f"resume polled {wrong}, not the task in the file it was given{raised}.",
-               hint="Read the task id back from the path: after a restart nothing in memory is left, and a variable "
-                    "that survived here holds whichever task was started last.")
+        failed(f"resume polled {wrong}, not the one in the file it was given (night {NIGHTS[RESUMED]}, started "
+               f"{ORDINALS[RESUMED]}){raised}.",
+               hint="Read the task id back from the path: after a restart nothing in memory is left. Here, where "
+                    "the check calls resume in the process that started the tasks, an id kept in a variable is "
+                    "whichever task it remembered, and the check resumes a night started between two others.")
         return
-    for problem in (wire_problem(fresh, written, ids["P07"]), after_end_problem(fresh, written, ids["P07"], "resume"),
-                    pace_problem(fresh, written, ids["P07"]), slow_poll_problem(fresh, written, ids["P07"])):
+    resumed_id = ids[RESUMED]
+    for problem in (wire_problem(fresh, written, resumed_id), after_end_problem(fresh, written, resumed_id, "resume"),
+                    pace_problem(fresh, written, resumed_id), slow_poll_problem(fresh, written, resumed_id)):
         if problem:
             failed(_in_resume(problem.pop("problem")), **problem)
             return
@@ -1051,7 +1162,7 @@ def check_restart(start_and_save, resume, paces=None):
         failed(closed.pop("problem"), **closed)
         return
     if resumed.hung:
-        failed(f"resume was still running after {GUARD_S} seconds.",
+        failed(f"resume was still running after {guard_s:g} seconds.",
                hint="Stop polling at a terminal status: completed, failed or cancelled.")
         return
     if resumed.error is not None:
@@ -1157,10 +1268,10 @@ def _start_problem(wire, written, night, started):
     return None
 
 
-def _started_id(wire, night):
-    """The task id the lab handed out for a score_night of `night` on this watched HTTP wire."""
-    for _, frame, _ in wire.written:
-        params = _object(frame.get("params")) if isinstance(frame, dict) else {}
+def _started_id(wire, night, mark):
+    """The task id the lab handed out for a score_night of `night` on this watched HTTP wire since `mark`."""
+    for _, frame, _ in since(wire, mark):
+        params = _object(frame.get("params"))
         if params and frame.get("method") == "tools/call" and _object(params.get("arguments")).get("night") == night:
             result = (wire.replies.get(frame.get("id")) or {}).get("result") or {}
             if result.get("resultType") == "task":

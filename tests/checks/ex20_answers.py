@@ -1,6 +1,7 @@
 """Exercise 20's check rows share these: the extension's declaration, a raw task request, and a follow_task with
 one mistake switched on (the right answer when none is)."""
 
+import functools
 import time
 
 from checks.ex20_tasks import LEFT_OUT
@@ -12,9 +13,29 @@ from mcpwire import frames, tasks
 # client sees 1500 ms, then 150.
 FOLLOW_PACES = {"stdio": {"asking": 800, "quiet": (500, LEFT_OUT, 1200, 500)},
                 "http": {"asking": 500, "quiet": (500, LEFT_OUT, 400, 400)}}
+# For the rows whose answer sleeps 2 s, refused at the first quiet result: FOLLOW_PACES's first paces, and no quiet
+# ones after them that would keep the task working for more of those sleeps.
+SHORT_TAIL_PACES = {transport: {"asking": paces["asking"], "quiet": paces["quiet"][:1]}
+                    for transport, paces in FOLLOW_PACES.items()}
 RESUME_PACES = (1500, 150, 150)
+# Rows whose verdict does not hang on a pace: the same rules at a quicker pace. A result that asks a question asks for
+# 200 ms, so a poll at once after tasks/update (a few ms) is one only _answered_between lets pass.
+QUICK_PACES = {"stdio": {"asking": 200, "quiet": (100, LEFT_OUT, 150)},
+               "http": {"asking": 200, "quiet": (150, LEFT_OUT, 100)}}
+QUICK_RESUME_PACES = (150, 100, 150)
+# Task 3 at a quicker pace: on stdio polls at 0, 0.2, 0.5 and 0.8 s, the right cancel at 0.8 (or 0.9, the deadline);
+# over HTTP at 0, 0.3, 0.5 and 0.7, the cancel at 0.7 (or 0.75); a 2 s task. On a busy machine a late poll may bring
+# the cancel one poll sooner, and still not "long before the deadline" (at 0.55 and 0.5 s).
+QUICK_DEADLINES = {"stdio": (0.9, (200, 300)), "http": (0.75, (300, 200))}
+QUICK_PAUSE_MS = 100
+HUNG_GUARD_S = 4  # for answers that never return: the verdict is the same after 4 s as after the check's 40 (or 8)
 TASKS = {frames.CLIENT_CAPABILITIES_KEY: {"extensions": {tasks.EXTENSION: {}}}}
 ARGUMENTS = {"epochs": 4, "pause_ms": 300}
+
+
+def lent(check, labs, **options):
+    """`check` on the lab pair `labs` (a fresh one of its own when None), with other options of the check."""
+    return functools.partial(check, labs=labs, **options)
 
 
 def stub(*args):
@@ -59,3 +80,16 @@ def follower(*, pace=None, paces=None, after_update=None, respond=None, dedup=Tr
             else:
                 time.sleep(wait_ms / 1000 if pace is None else pace)
     return follow_task
+
+
+def deadline_right(wire, task_id, deadline_s):
+    """Task 3's answer: cancel at the last poll before the deadline (when the next would come after it)."""
+    ends_at = time.monotonic() + deadline_s
+    while True:
+        task = task_request(wire, "tasks/get", {"taskId": task_id}).result
+        if task["status"] in ("completed", "failed", "cancelled"):
+            return task["status"]
+        if time.monotonic() + task["pollIntervalMs"] / 1000 > ends_at:
+            task_request(wire, "tasks/cancel", {"taskId": task_id})
+            return "cancelled"
+        time.sleep(task["pollIntervalMs"] / 1000)

@@ -1,6 +1,7 @@
-"""Exercise 20 (drive a task to its end), task 4 (start_and_save, resume): the mistakes learners make get their own verdict, and right
-answers written differently pass. The rows of each task are a file of their own so the test runs spread them over
-workers: most of their time is the lab's polling pace, spent waiting."""
+"""Exercise 20 (drive a task to its end), task 4 (start_and_save, resume): the mistakes learners make get their own
+verdict, and right answers written differently pass. Rows whose verdict names no pace run at a quicker one
+(QUICK_RESUME_PACES), and every row but those that close a wire on one lab pair. The rows of each task are a file of
+their own so the test runs spread them over workers: most of their time is the lab's polling pace, spent waiting."""
 
 import json
 import re
@@ -10,8 +11,16 @@ from pathlib import Path
 import pytest
 
 import checks
-from ex20_answers import ARGUMENTS, RESUME_PACES, TASKS, follower, stub, task_request
+from checks.ex20_tasks import lab_pair
+from ex20_answers import ARGUMENTS, QUICK_RESUME_PACES, RESUME_PACES, TASKS, follower, lent, stub, task_request
 from mcpwire import frames, tasks
+
+
+@pytest.fixture(scope="module")
+def labs():
+    """One lab pair for the rows whose answers close no wire: each check runs on tasks and files of its own."""
+    with lab_pair() as pair:
+        yield pair
 
 
 def start_and_save_json(wire, night, path):
@@ -37,18 +46,18 @@ def resume_text(wire, path):
 
 
 @pytest.mark.parametrize("start, resume", [(start_and_save_json, resume_json), (start_and_save_text, resume_text)])
-def test_restart_right(verdict, start, resume):
-    assert verdict(checks.check_restart, start, resume).startswith("✓ The task id outlived its client")
+def test_restart_right(verdict, labs, start, resume):
+    assert verdict(lent(checks.check_restart, labs), start, resume).startswith("✓ The task id outlived its client")
 
 
-def test_resume_returning_the_reply(verdict):
+def test_resume_returning_the_reply(verdict, labs):
     def resume_reply(wire, path):
         return tasks.follow(wire, Path(path).read_text().strip(), deadline_s=30)
-    out = verdict(checks.check_restart, start_and_save_text, resume_reply, RESUME_PACES)
+    out = verdict(lent(checks.check_restart, labs), start_and_save_text, resume_reply, QUICK_RESUME_PACES)
     assert out.startswith("✗ resume returned a Reply object") and "Return reply.result" in out, out
 
 
-def test_restart_with_the_id_in_memory(verdict):
+def test_restart_with_the_id_in_memory(verdict, labs):
     kept = {}
 
     def start_in_memory(wire, night, path):
@@ -59,11 +68,11 @@ def test_restart_with_the_id_in_memory(verdict):
 
     def resume_from_memory(wire, path):
         return follower()(wire, kept["task"], None)
-    out = verdict(checks.check_restart, start_in_memory, resume_from_memory, RESUME_PACES)
+    out = verdict(lent(checks.check_restart, labs), start_in_memory, resume_from_memory, QUICK_RESUME_PACES)
     assert "does not hold its task id" in out
 
 
-def test_restart_reading_another_task(verdict):
+def test_restart_reading_another_task(verdict, labs):
     kept = {}
 
     def start_both_ways(wire, night, path):
@@ -72,11 +81,12 @@ def test_restart_reading_another_task(verdict):
 
     def resume_the_last(wire, path):
         return follower()(wire, kept["task"], None)
-    out = verdict(checks.check_restart, start_both_ways, resume_the_last, RESUME_PACES)
-    assert "resume polled the other night's task" in out
+    out = verdict(lent(checks.check_restart, labs), start_both_ways, resume_the_last, QUICK_RESUME_PACES)
+    assert out.startswith("✗ resume polled the task started third (night P08), not the one in the file it was given "
+                          "(night P07, started second)."), out
 
 
-def test_restart_with_the_id_kept_by_path(verdict):
+def test_restart_with_the_id_kept_by_path(verdict, labs):
     # A blind learner run: a dict keyed by path passed, as the check called resume in the same process on the same path.
     saved = {}
 
@@ -86,14 +96,14 @@ def test_restart_with_the_id_kept_by_path(verdict):
 
     def resume_keyed(wire, path):
         return follower()(wire, saved[str(path)], None)
-    out = verdict(checks.check_restart, start_keyed, resume_keyed, RESUME_PACES)
-    assert out.startswith("✗ resume polled no task the file named, not the task in the file it was given; it raised "
-                          "KeyError"), out
+    out = verdict(lent(checks.check_restart, labs), start_keyed, resume_keyed, QUICK_RESUME_PACES)
+    assert out.startswith("✗ resume polled no task the file named, not the one in the file it was given (night P07, "
+                          "started second); it raised KeyError"), out
 
 
-def test_starting_the_same_night_every_time(verdict):
+def test_starting_the_same_night_every_time(verdict, labs):
     # A blind learner run: night P07 written in crashed the check with a TypeError.
-    out = verdict(checks.check_restart, start_with_arguments({**ARGUMENTS, "night": "P07"}), resume_json, RESUME_PACES)
+    out = verdict(lent(checks.check_restart, labs), start_with_arguments({**ARGUMENTS, "night": "P07"}), resume_json, QUICK_RESUME_PACES)
     assert out.startswith("✗ start_and_save, asked for night P08, started no score_night for it; its tools/call "
                           "named 'P07'."), out
 
@@ -102,7 +112,7 @@ def test_starting_the_same_night_every_time(verdict):
     (lambda task_id: task_id + "\n", "newline"),
     (lambda task_id: json.dumps(task_id), "quotes"),
 ])
-def test_resume_sending_the_file_text_as_it_is(verdict, write, said):
+def test_resume_sending_the_file_text_as_it_is(verdict, labs, write, said):
     # A blind learner run: a newline or JSON quotes left on the id were blamed on a variable that survived.
     def start_and_save(wire, night, path):
         reply = wire.request("tools/call", {"name": "score_night", "arguments": {"night": night, **ARGUMENTS}},
@@ -111,11 +121,11 @@ def test_resume_sending_the_file_text_as_it_is(verdict, write, said):
 
     def resume_raw(wire, path):
         return follower()(wire, Path(path).read_text(), None)
-    out = verdict(checks.check_restart, start_and_save, resume_raw, RESUME_PACES)
+    out = verdict(lent(checks.check_restart, labs), start_and_save, resume_raw, QUICK_RESUME_PACES)
     assert out.startswith("✗ resume polled the task id ") and said in out and ".strip() the text" in out, out
 
 
-def test_resume_at_the_interval_saved_beside_the_id(verdict):
+def test_resume_at_the_interval_saved_beside_the_id(verdict, labs):
     # A blind learner run: the handle's pollIntervalMs kept in a file named after the id's; the file name may change.
     def start_keeping_the_interval(wire, night, path):
         reply = wire.request("tools/call", {"name": "score_night", "arguments": {"night": night, **ARGUMENTS}},
@@ -128,12 +138,12 @@ def test_resume_at_the_interval_saved_beside_the_id(verdict):
         while (task := task_request(wire, "tasks/get", {"taskId": task_id}).result)["status"] == "working":
             time.sleep(wait_s)
         return task
-    out = verdict(checks.check_restart, start_keeping_the_interval, resume_at_the_saved_interval, RESUME_PACES)
+    out = verdict(lent(checks.check_restart, labs), start_keeping_the_interval, resume_at_the_saved_interval, RESUME_PACES)
     assert out.startswith("✗ resume polled ") and "the task asked for 1500 ms (pollIntervalMs)" in out, out
 
 
-def test_restart_stub(verdict):
-    assert verdict(checks.check_restart, stub, stub, RESUME_PACES).startswith("not done yet")
+def test_restart_stub(verdict, labs):
+    assert verdict(lent(checks.check_restart, labs), stub, stub, QUICK_RESUME_PACES).startswith("not done yet")
 
 def start_with_arguments(arguments, name="score_night", meta=TASKS):
     def start_and_save(wire, night, path):
@@ -162,42 +172,42 @@ def resume_sleeping_first(wire, path):
         wait_s = task["pollIntervalMs"] / 1000
 
 
-def test_restart_right_written_differently(verdict):
-    out = verdict(checks.check_restart, start_with_the_helper_declaration, resume_sleeping_first, RESUME_PACES)
+def test_restart_right_written_differently(verdict, labs):
+    out = verdict(lent(checks.check_restart, labs), start_with_the_helper_declaration, resume_sleeping_first, QUICK_RESUME_PACES)
     assert out.startswith("✓ The task id outlived its client")
 
 
-def test_resume_that_polls_once(verdict):
+def test_resume_that_polls_once(verdict, labs):
     def poll_once(wire, path):
         return task_request(wire, "tasks/get", {"taskId": json.loads(Path(path).read_text())["taskId"]}).result
-    out = verdict(checks.check_restart, start_and_save_json, poll_once, RESUME_PACES)
+    out = verdict(lent(checks.check_restart, labs), start_and_save_json, poll_once, QUICK_RESUME_PACES)
     assert "resume returned a task that is still working" in out and "Keep polling the saved task" in out
 
 
-def test_resume_that_never_sleeps(verdict):
+def test_resume_that_never_sleeps(verdict, labs):
     def busy(wire, path):
         task_id = json.loads(Path(path).read_text())["taskId"]
         while True:
             task = task_request(wire, "tasks/get", {"taskId": task_id}).result
             if task["status"] in ("completed", "failed", "cancelled"):
                 return task
-    out = verdict(checks.check_restart, start_and_save_json, busy, RESUME_PACES)
+    out = verdict(lent(checks.check_restart, labs), start_and_save_json, busy, RESUME_PACES)
     assert out.startswith("✗ resume polled ") and "the task asked for 1500 ms (pollIntervalMs)" in out
 
 
-def test_resume_at_a_fixed_pace(verdict):
+def test_resume_at_a_fixed_pace(verdict, labs):
     # A fresh reader's run: time.sleep(1) passed while every lab kept score_night at 1000 ms.
     def one_second(wire, path):
         task_id = json.loads(Path(path).read_text())["taskId"]
         while (task := task_request(wire, "tasks/get", {"taskId": task_id}).result)["status"] == "working":
             time.sleep(1)
         return task
-    out = verdict(checks.check_restart, start_and_save_json, one_second, RESUME_PACES)
+    out = verdict(lent(checks.check_restart, labs), start_and_save_json, one_second, RESUME_PACES)
     assert out.startswith("✗ resume polled ") and "the task asked for 1500 ms (pollIntervalMs)" in out, out
 
 
 @pytest.mark.parametrize("pause_s", [1.5, 2.0])
-def test_resume_at_a_fixed_pause(verdict, pause_s):
+def test_resume_at_a_fixed_pause(verdict, labs, pause_s):
     # A blind learner run: a fixed 1.5 or 2 s sleep passed, as the night ended after two polls. The restarted client's
     # wire now draws a short and a long pace for each run and shows the task working until it has served them all.
     def fixed(wire, path):
@@ -205,7 +215,7 @@ def test_resume_at_a_fixed_pause(verdict, pause_s):
         while (task := task_request(wire, "tasks/get", {"taskId": task_id}).result)["status"] == "working":
             time.sleep(pause_s)
         return task
-    out = verdict(checks.check_restart, start_and_save_json, fixed)
+    out = verdict(lent(checks.check_restart, labs), start_and_save_json, fixed)
     assert re.match(rf"✗ resume polled {pause_s:.1f} s after a tasks/get that asked for (1\d\d|200) ms", out), out
 
 
@@ -214,7 +224,7 @@ def test_start_and_save_that_closes_the_wire(verdict):
     def closes(wire, night, path):
         start_and_save_json(wire, night, path)
         wire.close()
-    out = verdict(checks.check_restart, closes, resume_json, RESUME_PACES)
+    out = verdict(checks.check_restart, closes, resume_json, QUICK_RESUME_PACES)
     assert out.startswith("✗ start_and_save closed the wire it was given.") and "Leave the wire open" in out, out
 
 
@@ -223,19 +233,19 @@ def test_resume_that_closes_the_wire(verdict):
         task = resume_json(wire, path)
         wire.close()
         return task
-    out = verdict(checks.check_restart, start_and_save_json, closes, RESUME_PACES)
+    out = verdict(checks.check_restart, start_and_save_json, closes, QUICK_RESUME_PACES)
     assert out.startswith("✗ resume closed the wire it was given."), out
 
 
-def test_saving_the_id_only_once_the_task_ended(verdict):
+def test_saving_the_id_only_once_the_task_ended(verdict, labs):
     def save_at_the_end(wire, night, path):
         reply = wire.request("tools/call", {"name": "score_night", "arguments": {
             "night": night, "epochs": 4, "pause_ms": 300}}, meta=TASKS)
         task_id = reply.result["taskId"]
         follower()(wire, task_id, None)
         Path(path).write_text(task_id)
-    out = verdict(checks.check_restart, save_at_the_end, resume_text, RESUME_PACES)
-    assert "start_and_save returned only after the task of night P07 had ended" in out
+    out = verdict(lent(checks.check_restart, labs), save_at_the_end, resume_text, QUICK_RESUME_PACES)
+    assert "start_and_save returned only after the task of night P08 had ended" in out
 
 
 @pytest.mark.parametrize("arguments, said", [
@@ -243,52 +253,69 @@ def test_saving_the_id_only_once_the_task_ended(verdict):
     ({"epochs": "4", "pause_ms": "300"}, "start_and_save sent epochs: '4'; the task asks for epochs: 4 (a JSON integer)"),
     ({"epochs": 4, "pause_ms": 1}, "start_and_save sent pause_ms: 1; the task asks for pause_ms: 300"),
 ])
-def test_starting_with_other_arguments(verdict, arguments, said):
-    assert said in verdict(checks.check_restart, start_with_arguments(arguments), resume_json, RESUME_PACES)
+def test_starting_with_other_arguments(verdict, labs, arguments, said):
+    assert said in verdict(lent(checks.check_restart, labs), start_with_arguments(arguments), resume_json, QUICK_RESUME_PACES)
 
 
-def test_starting_the_other_tool(verdict):
-    out = verdict(checks.check_restart, start_with_arguments(ARGUMENTS, name="review_night"), resume_json, RESUME_PACES)
+def test_starting_the_other_tool(verdict, labs):
+    out = verdict(lent(checks.check_restart, labs), start_with_arguments(ARGUMENTS, name="review_night"), resume_json, QUICK_RESUME_PACES)
     assert "start_and_save called 'review_night'; the task asks for score_night" in out
 
 
-def test_starting_without_the_extension(verdict):
-    out = verdict(checks.check_restart, start_with_arguments(ARGUMENTS, meta=frames.DEFAULT), resume_json, RESUME_PACES)
+def test_starting_without_the_extension(verdict, labs):
+    out = verdict(lent(checks.check_restart, labs), start_with_arguments(ARGUMENTS, meta=frames.DEFAULT), resume_json, QUICK_RESUME_PACES)
     assert "did not declare the tasks extension, so the lab ran score_night as a plain call" in out
 
 
-def test_resume_without_the_extension(verdict):
+def test_resume_without_the_extension(verdict, labs):
     def undeclared(wire, path):
         task_id = json.loads(Path(path).read_text())["taskId"]
         return follower(meta=frames.DEFAULT)(wire, task_id, None)
-    out = verdict(checks.check_restart, start_and_save_json, undeclared, RESUME_PACES)
+    out = verdict(lent(checks.check_restart, labs), start_and_save_json, undeclared, QUICK_RESUME_PACES)
     assert "resume's tasks/get did not declare the tasks extension" in out and "-32021" in out
 
 
-def test_starting_without_pause_ms(verdict):
+def test_starting_without_pause_ms(verdict, labs):
     # A blind learner run: told the night would take six seconds, which only a missing epochs makes true.
-    out = verdict(checks.check_restart, start_with_arguments({"epochs": 4}), resume_json, RESUME_PACES)
+    out = verdict(lent(checks.check_restart, labs), start_with_arguments({"epochs": 4}), resume_json, QUICK_RESUME_PACES)
     assert out.startswith("✗ start_and_save left out pause_ms") and "six seconds" not in out, out
     assert "a default is the server's to change" in out
 
 
-def test_polling_before_saving_the_id(verdict):
+def test_polling_before_saving_the_id(verdict, labs):
     # A blind learner run: a tasks/get (after a second) before the id was written passed "as soon as the reply comes".
     def poll_first(wire, night, path):
         reply = wire.request("tools/call", {"name": "score_night", "arguments": {
             "night": night, "epochs": 4, "pause_ms": 300}}, meta=TASKS)
         task_request(wire, "tasks/get", {"taskId": reply.result["taskId"]})
         Path(path).write_text(reply.result["taskId"])
-    out = verdict(checks.check_restart, poll_first, resume_text, RESUME_PACES)
-    assert out.startswith("✗ start_and_save sent a tasks/get for night P07 before it wrote the task id to the file"), out
+    out = verdict(lent(checks.check_restart, labs), poll_first, resume_text, QUICK_RESUME_PACES)
+    assert out.startswith("✗ start_and_save sent a tasks/get for night P08 before it wrote the task id to the file"), out
     assert "Write the id first" in out
 
 
-def test_polling_after_saving_the_id(verdict):
+def test_polling_after_saving_the_id(verdict, labs):
     # Written differently: the id written at once, then one look at the task before returning.
     def save_then_poll(wire, night, path):
         reply = wire.request("tools/call", {"name": "score_night", "arguments": {
             "night": night, "epochs": 4, "pause_ms": 300}}, meta=TASKS)
         Path(path).write_text(reply.result["taskId"])
         task_request(wire, "tasks/get", {"taskId": reply.result["taskId"]})
-    assert verdict(checks.check_restart, save_then_poll, resume_text, RESUME_PACES).startswith("✓ The task id outlived its client")
+    assert verdict(lent(checks.check_restart, labs), save_then_poll, resume_text, QUICK_RESUME_PACES).startswith("✓ The task id outlived its client")
+
+
+def test_resume_remembering_the_first_id(verdict, labs):
+    # A blind learner run (issue 40): the first id started, kept in a module global, passed while the check resumed
+    # the first night it started. It resumes the second of three now.
+    kept = {}
+
+    def start_and_save(wire, night, path):
+        start_and_save_text(wire, night, path)
+        kept.setdefault("first", Path(path).read_text().strip())
+
+    def resume_the_first(wire, path):
+        return follower()(wire, kept["first"], None)
+    out = verdict(lent(checks.check_restart, labs), start_and_save, resume_the_first, QUICK_RESUME_PACES)
+    assert out.startswith("✗ resume polled the task started first (night P08), not the one in the file it was given "
+                          "(night P07, started second)."), out
+    assert "Read the task id back from the path" in out
