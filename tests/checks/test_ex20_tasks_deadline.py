@@ -15,6 +15,11 @@ from ex20_answers import deadline_right, lent, task_request
 from mcpwire import tasks
 
 
+# Scheduled among the first files (tests/conftest.py): every row waits out a deadline of 2.1-2.8 s on each wire,
+# 50 s on one worker spent waiting, which overlaps other files' work instead of trailing the run.
+pytestmark = pytest.mark.slow
+
+
 @pytest.fixture(scope="module")
 def labs():
     """One lab pair for every row: each check runs on tasks of its own, and no answer here hangs or closes a wire."""

@@ -14,6 +14,11 @@ from checks.ex20_tasks import LEFT_OUT, PACE_SLACK_S, SILENCE_SLACK_S, draw_foll
 from ex20_answers import FOLLOW_PACES, SHORT_TAIL_PACES, follower, lent, task_request
 
 
+# Scheduled among the first files (tests/conftest.py): two right answers on drawn paces and two that sleep 2 s a
+# poll: 50 s on one worker, spent waiting, which overlaps other files' work instead of trailing the run.
+pytestmark = pytest.mark.slow
+
+
 @pytest.fixture(scope="module")
 def labs():
     """One lab pair for every row: each check runs on tasks of its own, and no answer here hangs or closes a wire."""

@@ -16,6 +16,11 @@ from ex20_answers import ARGUMENTS, QUICK_RESUME_PACES, RESUME_PACES, TASKS, fol
 from mcpwire import frames, tasks
 
 
+# Scheduled among the first files (tests/conftest.py): every row that resumes waits out a 1.2 s night: 50 s on one
+# worker, spent waiting, which overlaps other files' work instead of trailing the run.
+pytestmark = pytest.mark.slow
+
+
 @pytest.fixture(scope="module")
 def labs():
     """One lab pair for the rows whose answers close no wire: each check runs on tasks and files of its own."""
