@@ -46,11 +46,12 @@ def recipient_validator() -> Any:
     """The form's Draft 2020-12 validator, built once.
 
     jsonschema is imported here, not at the top: it takes a noticeable part of a second to import (seconds on
-    a loaded machine), and every lab start would pay it, with or without the one tool that uses it.
+    a loaded machine), and every lab start would pay it, with or without the one tool that uses it. It is
+    imported without its IRI grammar (labserver.lean_jsonschema): the form asserts no format.
     """
-    from jsonschema import Draft202012Validator
+    from labserver.lean_jsonschema import jsonschema
 
-    return Draft202012Validator(RECIPIENT_SCHEMA)
+    return jsonschema().Draft202012Validator(RECIPIENT_SCHEMA)
 
 
 def recipient_problems(arguments: object) -> list[str]:
