@@ -25,6 +25,10 @@ from mcp_types.methods import parse_server_notification, validate_server_result
 
 PROTOCOL = "2026-07-28"
 READ_TIMEOUT = 10.0
+# A cold start costs a lab about 1.5 s of CPU before it reads its first line: on two cores at load 25 that took
+# longer than READ_TIMEOUT, and a test's first call failed with nothing wrong. The first reply a lab gives may
+# take this much longer; waiting is on the line itself, so a lab that starts at once costs nothing more.
+STARTUP_ALLOWANCE = 60.0
 FORM_ELICITATION = {"elicitation": {"form": {}}}
 CONFIRM_KEY = "labserver.tools:confirm_delete"
 TAG_KEY = "labserver.tools:ask_tag"
@@ -107,6 +111,7 @@ class StdioLab:
             env=env,
         )
         self.lines: queue.Queue[bytes | None] = queue.Queue()
+        self.started = threading.Event()  # set by the lab's first line on stdout
         self.stderr: list[str] = []
         self.held: list[dict] = []  # replies read while waiting for another one
         self.notifications: list[dict] = []  # every notification read so far, in order
@@ -115,6 +120,7 @@ class StdioLab:
 
     def _pump_stdout(self) -> None:
         for line in self.process.stdout:
+            self.started.set()
             self.lines.put(line)
         self.lines.put(None)
 
@@ -142,7 +148,7 @@ class StdioLab:
             if answers(message, request_id):
                 del self.held[index]
                 return message, []
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + timeout + (0 if self.started.is_set() else STARTUP_ALLOWANCE)
         seen: list[dict] = []
         while True:
             message = self.next_message(max(0.01, deadline - time.monotonic()))

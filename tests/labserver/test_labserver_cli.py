@@ -17,8 +17,8 @@ LAB_STARTS_COLD = True
 
 
 def notes_folder_from(stderr_lines: list[str]) -> Path:
-    """The folder the server announces on stderr at start."""
-    deadline = time.monotonic() + 10
+    """The folder the server announces on stderr at start (after its imports: a cold start, so allow for load)."""
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         for line in stderr_lines:
             if match := re.match(r"notes-lab: notes folder (.+) \(", line):
