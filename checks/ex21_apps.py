@@ -116,6 +116,16 @@ GATE_CASES = [
     ("an error answer with a null id", {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}},
      True, (None, -32600)),
     ("a batch (a list of messages)", [{"jsonrpc": "2.0", "id": 11, "method": "ping"}], True, INVALID),
+    ("a size-changed notification with params that are a string", {**SIZE, "params": "x"}, True, INVALID),
+    ("a notification with params that are null",
+     {"jsonrpc": "2.0", "method": "ui/notifications/initialized", "params": None}, True, INVALID),
+    ("an error answer whose id is 1.5", {"jsonrpc": "2.0", "id": 1.5, "error": {"code": -1, "message": "x"}}, True,
+     INVALID),
+    ("an error answer whose id is true", {"jsonrpc": "2.0", "id": True, "error": {"code": -1, "message": "x"}}, True,
+     INVALID),
+    ("a result answer without jsonrpc", {"id": "host-1", "result": {}}, True, INVALID),
+    ("an error answer with jsonrpc 1.0", {"jsonrpc": "1.0", "id": 1, "error": {"code": -1, "message": "x"}}, True,
+     INVALID),
     ("PING (not ping) before initialized", {"jsonrpc": "2.0", "id": 2, "method": "PING"}, False, REFUSE),
     ("UI/INITIALIZE (not ui/initialize) before initialized", {**INITIALIZE, "method": "UI/INITIALIZE"}, False, REFUSE),
     # Last, so that a gate which checks nothing is told what it misses before it is told about the order.
@@ -191,6 +201,10 @@ PARAMS_OBJECT = ("when \"params\" is in the message it must be an object (JSON-R
                  "message, not whether its value is None")
 NOTIFICATION_CHECKED = ("a notification is a request without an id, under the same rules: jsonrpc \"2.0\", a string "
                         "method, params an object, no result or error; check them before you let it go on")
+ERROR_ID = ("an error answer's id, when it has one, is a string or an integer like any id: only an error answer "
+            "without an id or with a null id may go on (JSON-RPC writes null for an id it could not read)")
+RESPONSE_VERSION = ("jsonrpc is exactly \"2.0\" in every message, a response too (JSON-RPC: \"MUST be exactly '2.0'\"): "
+                    "check it before you look for a method")
 CHECK_FIRST = ("check the message before the kit's rule: a malformed message is an Invalid Request whether the View "
                "has initialized or not; -32000 would say only \"not yet\"")
 NULL_ID = ("a message with \"id\" in it is a request whatever the id holds (MCP: notifications MUST NOT include an "
@@ -230,6 +244,12 @@ MALFORMED_MORE = {
                                       "either way you may let the error answer go on or refuse it as -32600",
     "an error answer without an id": "MCP lets an error answer leave out an id it could not read, so you may let it "
                                      "go on; refused, it is an Invalid Request",
+    "a size-changed notification with params that are a string": f"{NOTIFICATION_CHECKED}; {PARAMS_OBJECT}",
+    "a notification with params that are null": f"{NOTIFICATION_CHECKED}; {PARAMS_OBJECT}",
+    "an error answer whose id is 1.5": ERROR_ID,
+    "an error answer whose id is true": f"{ERROR_ID}; Python's True is an int: test for bool first",
+    "a result answer without jsonrpc": RESPONSE_VERSION,
+    "an error answer with jsonrpc 1.0": RESPONSE_VERSION,
     "a tools/call with params that are a list before initialized": CHECK_FIRST,
     "a tools/call that carries a result too before initialized": CHECK_FIRST,
 }
@@ -469,6 +489,7 @@ CONNECT_CASES = [
     ({"connectDomains": [None, 443, "https://api.example.com"]}, "https://api.example.com/v3", None),
     (CONNECT_DOMAINS, "https://api.example.com:/v4", None),
     (CONNECT_DOMAINS, " https://api.example.com ", None),
+    (CONNECT_DOMAINS, "https://api.example.com\x01", None),
     ({"connectDomains": ["https://*.example.com"]}, "https://evil .example.com/",
      "a space inside the host: a browser cannot parse the URL (a space is a forbidden host code point), so it "
      "reaches nowhere; urlsplit keeps the space in the host"),
@@ -503,6 +524,8 @@ ALLOWED_HINTS = {
                                    "urlsplit gives port None too)",
     " https://api.example.com ": "a browser strips spaces and control characters from both ends of a URL before it "
                                  "reads it (WHATWG URL): strip them first, or urlsplit keeps the last space in the host",
+    "https://api.example.com\x01": "a browser strips control characters (\\x00 to \\x1f) from both ends of a URL, as it "
+                                "strips spaces (WHATWG URL): urlsplit strips them only in front, so strip both ends first",
     "https://api.example.com:65535/": "65535 is the highest port, and a port like any other",
 }
 URL_HINT = ("split the URL with urllib.parse.urlsplit, after turning each '\\' into '/' as a browser does, and compare "

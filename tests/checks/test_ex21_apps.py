@@ -428,6 +428,19 @@ GATE_WRONG = [
         {"code": -32600, "message": "empty id"} if isinstance(message, dict) and message.get("id", 1) in ("", 0)
         and not isinstance(message.get("id"), bool) else gate()(message, initialized, tools)),
      ["refused a ui/open-link with id \"\" before initialized with code -32600", "test \"id\" in message"]),
+    # A blind learner's (session 11), each ✓ before its case was added.
+    ("checks params only when there is an id", lambda message, initialized, tools: gate()(
+        {key: value for key, value in message.items() if key != "params"}
+        if isinstance(message, dict) and "method" in message and "id" not in message else message, initialized, tools),
+     ["let a size-changed notification with params that are a string through", "under the same rules"]),
+    ("lets an error answer with any id go on", lambda message, initialized, tools: gate()(
+        {**message, "id": 0} if isinstance(message, dict) and "method" not in message and "error" in message
+        and "id" in message else message, initialized, tools),
+     ["let an error answer whose id is 1.5 through", "only an error answer without an id or with a null id"]),
+    ("checks jsonrpc only when there is a method", lambda message, initialized, tools: gate()(
+        {**message, "jsonrpc": "2.0"} if isinstance(message, dict) and "method" not in message else message,
+        initialized, tools),
+     ["let a result answer without jsonrpc through", "a response too"]),
 ]
 
 
@@ -828,6 +841,10 @@ CONNECT_WRONG = [
      ["{'connectDomains': 'https://api.example.com'}) returned True", "drops a string whole"]),
     ("refuses port 65535", lambda url, csp: connect_by_parts(url, csp) and ":65535" not in url,
      ["may_connect('https://api.example.com:65535/'", "returned False", "65535 is the highest port"]),
+    # A blind learner's (session 11), ✓ before its case was added: urlsplit strips the leading control characters
+    # itself, not a trailing one after the host.
+    ("strips only spaces from a URL's ends", lambda url, csp: connect_by_parts(url.strip(" "), csp, strips=False),
+     ["may_connect('https://api.example.com\\x01'", "returned False", "control characters"]),
 ]
 
 
