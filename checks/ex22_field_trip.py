@@ -1,34 +1,41 @@
 """Check for exercise 22: a report on a server no one here wrote (its era, hints, error style and list cost).
 
-The check runs the learner's report(command) against seven servers: the lab, the reference time and git
-servers (SDK 2.3.0), the legacy time server (SDK 1.30.0, in .venv-legacy/) and three of the check's own bakery
-(ex22_bakery, 2025-11-25, built to tell apart what the four real servers answer alike): one answers the probe with
-an empty result, one with -32600 and one not at all, the three legacy answers a probe keyed to codes gets wrong; the
-first leaves isError out of a result that did not fail, the second writes it as false.
+The check runs the learner's report(command) against seven servers: the lab, the reference time and git servers (SDK
+2.3.0), the legacy time server (SDK 1.30.0, in .venv-legacy/) and three of the check's own bakery (ex22_bakery,
+2025-11-25, built to tell apart what the four real servers answer alike): one answers the probe with an empty result,
+one with -32600 and one not at all, the three legacy answers a probe keyed to codes gets wrong; the first leaves
+isError out of a result that did not fail, the second writes it as false.
 It compares each report with what the check itself reads from the same servers (once per kernel: nothing a report
-does changes them). Each
-server runs behind ex22_recorder, which keeps what the report sent and what came back: the check reads the envelope
-each 2026-07-28 request carried, the handshake and bare requests a 2025-11-25 server got, the bakery's call without
-arguments, which the returned dict alone cannot show, and the tools/list reply to the report's own request (its id is
-the report's, so its size is too).
+does changes them). Each server runs behind ex22_recorder, which keeps what the report sent and what came back: the
+check reads the probe each server got first, the envelope each 2026-07-28 request carried, the handshake and bare
+requests a 2025-11-25 server got, the bakery's call without arguments, which the returned dict alone cannot show, and
+the tools/list reply to the report's own request (its id is the report's, so its size is too). Every command is the
+recorder and a folder of a random name, so only the probe tells a report the era. The reference servers start warm
+(ex22_warm: forked from a process that imported their SDK once), so that a report's probe waits for an answer, not
+for an import that takes more than 10 s on a busy machine; starts="cold" starts them as a host would.
 """
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from labserver.warm import WARM
 from mcpwire import frames
 from mcpwire.costs import count_tokens
 from mcpwire.errors import WireTimeout
 from mcpwire.stdio import StdioWire
 from . import ex22_bakery as bakery
 from . import ex22_recorder as recorder
+from . import ex22_warm as warm
 from .attempt import attempt, missing
 from .verdict import failed, not_done, passed, short, shown
 
@@ -40,37 +47,74 @@ KEYS = ("era", "hints", "unknown_tool", "bad_arguments", "tools_list")
 # `make legacy-server` builds .venv-legacy/ beside checks/ (the grader's copy links it); Binder and a hub build
 # it outside the learner's home folder, where the kit is an installed package, and name it in MCP_LEGACY_PYTHON.
 LEGACY_PYTHON = Path(os.environ.get("MCP_LEGACY_PYTHON") or Path(__file__).resolve().parents[1] / ".venv-legacy" / "bin" / "python")
-REPORT_GUARD_S = 120  # four servers start cold on a busy machine; a report that takes longer is stuck
+REPORT_GUARD_S = 120  # servers may start cold on a busy machine (starts="cold"); a report that takes longer is stuck
 ZONE = ["--local-timezone", "Etc/UTC"]
 BAKERY, STRICT_BAKERY, QUIET_BAKERY = "bakery", "strict bakery", "quiet bakery"
-# The real servers may start slowly on a busy machine; the check's own start at once, so a probe they leave
-# unanswered for a few seconds is their silence, not a slow start.
-PROBE_WAIT_S = {"lab": 30, "time": 30, "git": 30, "legacy time": 30, BAKERY: 5, STRICT_BAKERY: 5, QUIET_BAKERY: 5}
+# A real server answers the probe once it has started, which takes seconds on a busy machine even warm (minutes cold,
+# at a load of 25): the wait runs out only for a server that is broken. The bakeries start at once and are legacy
+# whatever they answer, so a probe they leave unanswered for a few seconds is their silence, not a slow start.
+PROBE_WAIT_S = {"lab": 120, "time": 120, "git": 120, "legacy time": 120, BAKERY: 5, STRICT_BAKERY: 5, QUIET_BAKERY: 5}
+REPLY_WAIT_S = 60  # a reply from a server that has started
+BAKERY_OPTIONS = {BAKERY: [], STRICT_BAKERY: ["--before-initialize", "refuse", "--false-is-error", "write"],
+                  QUIET_BAKERY: ["--before-initialize", "ignore"]}
 ENVELOPE_KEYS = (frames.PROTOCOL_VERSION_KEY, frames.CLIENT_INFO_KEY, frames.CLIENT_CAPABILITIES_KEY)
 
 
+@lru_cache(maxsize=None)
+def warm_starters():
+    """Python -> its warm starter, started once per kernel, the two at once: SDK 2.3.0's reference servers in the
+    kit's Python (and the lab, for a kernel without a starter of its own), SDK 1.30.0's in .venv-legacy/."""
+    lab = [] if WARM in os.environ else ["labserver.cli"]
+    return {sys.executable: warm.Starter(sys.executable, ["mcp_server_time", "mcp_server_git", *lab]),
+            str(LEGACY_PYTHON): warm.Starter(LEGACY_PYTHON, ["mcp_server_time"])}
+
+
+def server_start(name, repo, starts):
+    """How the recorder starts one of the seven servers: {"command": ...}, and "warm": ... to fork it from a starter.
+    The reference servers fork from the check's own starters unless starts is "cold" (or their starter failed). The
+    lab forks from the kernel's starter (labserver.warm) as `python -m labserver` would, when the kernel names one;
+    from the check's own when it names none (LABSERVER_WARM unset); and starts cold when it is empty, as there."""
+    def reference(python, module, *args):
+        cold = {"command": [str(python), "-m", module, *args]}
+        starter = warm_starters()[str(python)] if starts == "warm" else None
+        return {**cold, "warm": starter.warm(module, *args)} if starter and starter.ready() else cold
+
+    if name == "lab":
+        if os.environ.get(WARM):
+            return {"command": [sys.executable, "-m", "labserver"], "warm": {"socket": os.environ[WARM], "argv": []}}
+        return reference(sys.executable, "labserver") if WARM not in os.environ else {"command": [sys.executable, "-m", "labserver"]}
+    if name == "time":
+        return reference(sys.executable, "mcp_server_time", *ZONE)
+    if name == "git":
+        return reference(sys.executable, "mcp_server_git", "--repository", str(repo))
+    if name == "legacy time":
+        return reference(LEGACY_PYTHON, "mcp_server_time", *ZONE)
+    return {"command": [sys.executable, bakery.__file__, *BAKERY_OPTIONS[name]]}
+
+
+def git_repository(folder):
+    """An empty repository in folder, for the git server."""
+    repo = Path(folder) / "repo"
+    subprocess.run(["git", "init", "--quiet", str(repo)], check=True, capture_output=True)
+    return repo
+
+
+def recorded(folder, start):
+    """The command that starts a server behind the recorder, which keeps what it receives in a new folder in folder.
+    Its name is random and the server's own command is written inside: nothing in the command tells one server
+    from another, so a report learns the era from the probe alone."""
+    received = tempfile.mkdtemp(dir=folder)
+    Path(recorder.command_path(received)).write_text(json.dumps(start), encoding="utf-8")
+    return [sys.executable, "-I", "-S", recorder.__file__, received]
+
+
 @contextmanager
-def field_trip_servers():
+def field_trip_servers(starts="warm"):
     """name -> command of the seven servers, each behind the recorder; the git server's repository and what each
     server received are kept in a throwaway folder, removed afterwards."""
     with tempfile.TemporaryDirectory(prefix="field-trip-") as folder:
-        repo = Path(folder) / "repo"
-        subprocess.run(["git", "init", "--quiet", str(repo)], check=True, capture_output=True)
-        servers = {
-            "lab": [sys.executable, "-m", "labserver"],
-            "time": [sys.executable, "-m", "mcp_server_time", *ZONE],
-            "git": [sys.executable, "-m", "mcp_server_git", "--repository", str(repo)],
-            "legacy time": [str(LEGACY_PYTHON), "-m", "mcp_server_time", *ZONE],
-            BAKERY: [sys.executable, bakery.__file__],
-            STRICT_BAKERY: [sys.executable, bakery.__file__, "--before-initialize", "refuse", "--false-is-error", "write"],
-            QUIET_BAKERY: [sys.executable, bakery.__file__, "--before-initialize", "ignore"],
-        }
-        recorded = {}
-        for number, (name, command) in enumerate(servers.items()):
-            received = Path(folder) / f"received-{number}"
-            received.mkdir()
-            recorded[name] = [sys.executable, recorder.__file__, str(received), *command]
-        yield recorded
+        repo = git_repository(folder)
+        yield {name: recorded(folder, server_start(name, repo, starts)) for name in PROBE_WAIT_S}
 
 
 @dataclass
@@ -110,7 +154,7 @@ def json_lines(data):
 def sessions_received(command):
     """What each process of the server started by command (behind the recorder) received and answered."""
     sessions = []
-    for path in sorted(Path(command[2]).glob("*.jsonl")):
+    for path in sorted(Path(command[-1]).glob("*.jsonl")):
         replies = Path(recorder.replies_path(path))
         answers = json_lines(replies.read_bytes()) if replies.exists() else []
         sessions.append(Session([message for message, _ in json_lines(path.read_bytes())],
@@ -127,7 +171,7 @@ def error_style(reply):
 
 def reference_report(command, probe_wait):
     """What the check reads from the server itself: the right report, and the reply's length in characters (for a hint)."""
-    with StdioWire(command, timeout=30) as wire:
+    with StdioWire(command, timeout=REPLY_WAIT_S) as wire:
         try:
             discover = wire.request("server/discover", timeout=probe_wait)
         except WireTimeout:  # no reply in time: legacy, as the stdio binding says
@@ -156,14 +200,38 @@ def reference_report(command, probe_wait):
 
 
 @lru_cache(maxsize=1)
+def reference_reading():
+    """name -> a future of the right report, read by the check itself once per kernel (nothing a report does changes
+    the servers), all seven at once and beside the report's own runs: the quiet bakery's silence is waited out once."""
+    warm_starters()  # here, not first on the pool's threads, where each might start a pair of its own
+    folder = tempfile.mkdtemp(prefix="field-trip-reference-")
+    pool = ThreadPoolExecutor(max_workers=7, thread_name_prefix="field-trip-reference")
+    repo = git_repository(folder)
+    futures = {name: pool.submit(lambda name: reference_report(recorded(folder, server_start(name, repo, "warm")),
+                                                               PROBE_WAIT_S[name]), name)
+               for name in PROBE_WAIT_S}
+    pool.shutdown(wait=False)
+    threading.Thread(target=lambda: (wait(futures.values()), shutil.rmtree(folder, ignore_errors=True)), daemon=True).start()
+    return futures
+
+
+def reference_of(name):
+    """The right report for one server; a read that failed is tried again on the next check, not kept."""
+    try:
+        return reference_reading()[name].result()
+    except Exception:
+        reference_reading.cache_clear()
+        raise
+
+
 def reference_reports():
-    """name -> the right report, read from each server by the check itself."""
-    with field_trip_servers() as servers:
-        return {name: reference_report(command, PROBE_WAIT_S[name]) for name, command in servers.items()}
+    """name -> the right report of each of the seven servers."""
+    return {name: reference_of(name) for name in PROBE_WAIT_S}
 
 
-def check_server_report(report):
-    """report(command) must describe each of the seven servers as the check reads it, and speak each one's era."""
+def check_server_report(report, *, starts="warm"):
+    """report(command) must describe each of the seven servers as the check reads it, and speak each one's era.
+    The reference servers start warm (checks/ex22_warm.py), or with starts="cold" as a learner's host starts them."""
     if missing(report):
         not_done("define report(command) first.")
         return
@@ -171,21 +239,33 @@ def check_server_report(report):
         failed("the legacy time server is not installed, so the check cannot run it.",
                hint="Run `make legacy-server` in the kit's folder (make lab and make test do it for you).")
         return
-    with field_trip_servers() as servers:
-        for name, command in servers.items():
+    with tempfile.TemporaryDirectory(prefix="field-trip-") as folder:
+        repo = git_repository(folder)
+        for name in PROBE_WAIT_S:  # each server's command made when its turn comes: a stub starts one server
+            command = recorded(folder, server_start(name, repo, starts))
             outcome = attempt(report, command, guard=REPORT_GUARD_S)
             if outcome.not_done:
                 not_done("report still raises NotImplementedError.")
                 return
+            reference_reading()  # from the first report on, beside the report's own runs
             if outcome.hung:
                 failed(f"report did not return within {REPORT_GUARD_S} s for the {name} server.",
                        hint="Read with a timeout: a server may stay silent. StdioWire's requests raise WireTimeout "
                             "when no reply comes in time; on the probe that means legacy, so catch it there.")
                 return
-            if outcome.error:
-                crashed(name, outcome.error_text, reference_reports()[name], sessions_received(command))
+            try:
+                right = reference_of(name)
+            except Exception as error:  # the check's own read: a server broken, or a machine too busy for its waits
+                failed(f"the check could not read the {name} server itself ({type(error).__name__}: {error}), so it "
+                       "cannot judge your report there.",
+                       hint="Run the check again: on a very busy machine a server may take longer than the check "
+                            "waits. If it fails the same way, that server is broken (`make legacy-server` rebuilds "
+                            "the legacy one).")
                 return
-            if not judge(name, outcome.value, reference_reports()[name], sessions_received(command)):
+            if outcome.error:
+                crashed(name, outcome.error_text, right, sessions_received(command))
+                return
+            if not judge(name, outcome.value, right, sessions_received(command)):
                 return
     passed("report is right on all seven servers: the era each speaks, every hint declared or left to the spec's "
            "worst-case default, how each answers an unknown tool and bad arguments, and what its tools/list costs; "
@@ -205,8 +285,23 @@ def crashed(name, error_text, right, sessions):
 
 
 def frames_fault(name, era, sessions):
-    """(problem, hint) for the first frame that does not speak the server's era, or None."""
-    return handshake_fault(name, sessions) if era == LEGACY else envelope_fault(name, sessions)
+    """(problem, hint) for a server never probed, or the first frame that does not speak the server's era, or None."""
+    return probe_fault(name, sessions) or (handshake_fault(name, sessions) if era == LEGACY else envelope_fault(name, sessions))
+
+
+def probe_fault(name, sessions):
+    """The era is the probe's to tell: some process of the server gets server/discover before any other request."""
+    firsts = [next((message for message in session.sent if is_request(message)), None) for session in sessions]
+    if any(first and first.get("method") == "server/discover" for first in firsts):
+        return None
+    hint = ("Send server/discover first (wire.request adds the envelope) and read the era from its answer: the "
+            "check's commands all start the same recorder, so nothing else tells the servers apart.")
+    sent = [first["method"] for first in firsts if first]
+    if not sent:
+        return (f"report sent no request to the {name} server, so it cannot know its era; the task asks for the "
+                "dual-era probe on every server.", hint)
+    return (f"report sent {shown(sent[0])} to the {name} server before any server/discover: it never probed, so what "
+            "it says about the era is a guess.", hint)
 
 
 def judge(name, said, right, sent):
@@ -215,6 +310,11 @@ def judge(name, said, right, sent):
     if not isinstance(said, dict) or set(said) != set(KEYS):
         failed(f"report returned {shown(said, 120)} for the {name} server; return a dict with exactly the keys "
                f"{', '.join(KEYS)}.")
+        return False
+    unprobed = probe_fault(name, sent)
+    if unprobed:
+        problem, hint = unprobed
+        failed(problem, hint=hint)
         return False
     fault = frames_fault(name, right["era"], sent)
     if said["era"] != right["era"] and not (fault and right["era"] == MODERN):  # a bare probe makes the lab legacy

@@ -1,19 +1,42 @@
 """Exercise 22's report check: right reports pass however they are written; the reports learners really get wrong fail
-on the server that shows the mistake, and say what is wrong."""
+on the server that shows the mistake, and say what is wrong.
+
+The reference servers start warm here, as in a learner's check (checks/ex22_warm.py); two rows start them cold, where
+the cold start is what they are about. The reports below wait long for a reply from a real server, which may start
+slowly on a loaded machine, and SILENCE_S on the quiet bakery, which answers nothing before initialize: any wait shows
+the rule there, so a row that meets the silence costs a second, not the 10 s a learner's report may wait.
+"""
 
 import json
 import queue
 import subprocess
 import threading
+from concurrent.futures import Future
+from functools import lru_cache
+from pathlib import Path
 
 import pytest
 
 import checks
+from checks import ex22_field_trip as field_trip
+from checks import ex22_recorder as recorder
 from checks.ex22_field_trip import DEFAULTS, reference_reports
+from labserver.warm import WARM
 from mcpwire import StdioWire, WireTimeout, count_tokens, frames
 
 pytestmark = pytest.mark.slow  # every report starts seven servers, one of them the lab
 MODERN_ERRORS = (-32020, -32021, -32022)
+REPLY_S = 60  # a real server's first reply waits for its start: seconds on a loaded machine, more when cold
+SILENCE_S = 1
+
+
+def quiet(command):
+    """Whether command starts the check's quiet bakery: the recorder's folder names the command it runs."""
+    return "ignore" in json.loads(Path(recorder.command_path(command[-1])).read_text(encoding="utf-8"))["command"]
+
+
+def probe_wait(command):
+    return SILENCE_S if quiet(command) else REPLY_S
 
 
 def style(reply):
@@ -24,13 +47,10 @@ def first_requiring(tools):
     return next(tool for tool in tools if tool["inputSchema"].get("required"))
 
 
-def probe_waiting(wire, **id):
-    """The probe's reply, or None when none comes within the probe's own wait.
-
-    15 s, not SDK 2.3.0's 10 s: on a loaded test run the cold time server missed a 10 s (or 8 s) probe
-    in three clean-clone runs in a row, and a right report must not fail for it; the quiet bakery's silence costs 5 s more."""
+def probe_waiting(wire, wait, **id):
+    """The probe's reply, or None when none comes within wait."""
     try:
-        return wire.request("server/discover", timeout=15, **id)
+        return wire.request("server/discover", timeout=wait, **id)
     except WireTimeout:
         return None
 
@@ -43,14 +63,15 @@ def report_with(command, *, probe=probe_waiting, fallback=legacy_by_the_spec, ha
                 initialize=frames.legacy_initialize, modern_frame=frames.request, ids=None,
                 hint=lambda tool, name, default: tool.get("annotations", {}).get(name, default),
                 pick=first_requiring, bad_call=lambda tool: {"name": tool["name"], "arguments": {}},
-                error_style=style, cost=lambda wire, listing: (wire.transcript[-1].bytes_down, count_tokens(listing.text))):
+                error_style=style, cost=lambda wire, listing: (wire.transcript[-1].bytes_down, count_tokens(listing.text)),
+                timeout=REPLY_S):
     """The right report, with one step swapped for the variant a test is about. ids: an iterator of the ids for every
-    request after the probe (the wire's next free integer when None)."""
-    with StdioWire(command, timeout=30) as wire:
+    request after the probe (the wire's next free integer when None); timeout: the wire's own, for every other reply."""
+    with StdioWire(command, timeout=timeout) as wire:
         def next_id():
             return wire.next_id if ids is None else next(ids)
 
-        legacy = fallback(probe(wire))
+        legacy = fallback(probe(wire, probe_wait(command)))
         if legacy and "initialize" in handshake:
             wire.send(initialize(id=next_id()))
         if legacy and "notifications/initialized" in handshake:
@@ -74,7 +95,7 @@ def report_with(command, *, probe=probe_waiting, fallback=legacy_by_the_spec, ha
 def report_by_hand(command, *, calls_open=True):
     # Right, written differently: raw lines with subprocess, a fresh process for the handshake, hints by dict merge,
     # silence read as a queue that stays empty. With calls_open=False the process for the calls gets no handshake.
-    def session(lines, wait=30):
+    def session(lines, wait=REPLY_S):
         # Reads until every request is answered (or nothing more comes within wait) before closing stdin: a bare SDK
         # server may drop what is open at EOF.
         process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
@@ -94,8 +115,8 @@ def report_by_hand(command, *, calls_open=True):
         return answers
 
     envelope = frames.envelope()
-    # 20 s, not the 10 s of SDK 2.3.0: what this row is about is the writing, and a test run loads the machine heavily.
-    answered = session([{"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": envelope}}], wait=20)
+    answered = session([{"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": envelope}}],
+                       wait=probe_wait(command))
     modern = bool(answered) and ("resultType" in answered[0].get("result", {})
                                  or answered[0].get("error", {}).get("code") in MODERN_ERRORS)
     opening = [] if modern else [frames.legacy_initialize(id=0), frames.legacy_initialized()]
@@ -136,13 +157,23 @@ def test_right(verdict):
     assert "the 2026-07-28 servers got the envelope on every request" in out
 
 
+def test_right_with_servers_started_cold(verdict, monkeypatch):
+    # As a host meets them: each reference server imports its SDK at the start, and so does the lab.
+    monkeypatch.setenv(WARM, "")
+    out = verdict(lambda report: checks.check_server_report(report, starts="cold"), report_with)
+    assert out.startswith("✓ report is right on all seven servers")
+
+
 def test_right_with_the_wires_own_timeout_caught_as_a_timeout_error(verdict):
-    def wire_timeout(wire):
+    # The wire's own timeout, short on the quiet bakery and long elsewhere, as probe_waiting's wait.
+    def wire_timeout(wire, wait):
         try:
-            return wire.request("server/discover", timeout=15)  # as probe_waiting, and why
+            return wire.request("server/discover")
         except TimeoutError:  # WireTimeout is one
             return None
-    assert verdict(checks.check_server_report, lambda command: report_with(command, probe=wire_timeout)).startswith("✓")
+    def report(command):
+        return report_with(command, probe=wire_timeout, timeout=probe_wait(command))
+    assert verdict(checks.check_server_report, report).startswith("✓")
 
 
 def test_keys_the_fallback_to_codes(verdict):
@@ -155,20 +186,23 @@ def test_keys_the_fallback_to_codes(verdict):
 
 
 def test_lets_the_probes_timeout_escape(verdict):
-    def uncaught(wire):
-        return wire.request("server/discover")  # the wire's own 30 s, and nothing catches the WireTimeout
-    out = verdict(checks.check_server_report, lambda command: report_with(command, probe=uncaught))
+    def uncaught(wire, wait):
+        return wire.request("server/discover")  # the wire's own timeout, and nothing catches the WireTimeout
+    out = verdict(checks.check_server_report, lambda command: report_with(command, probe=uncaught, timeout=probe_wait(command)))
     assert out.startswith("✗ report raised WireTimeout") and "for the quiet bakery server" in out
     assert "no reply within your timeout means legacy" in out and "catch it" in out
 
 
-def test_stops_waiting_before_the_lab_has_started(verdict):
-    def hasty(wire):
+def test_stops_waiting_before_the_lab_has_started(verdict, monkeypatch):
+    # The cold start is what this row is about: a lab that imports its SDK takes seconds on a loaded machine.
+    monkeypatch.setenv(WARM, "")
+    def hasty(wire, wait):
         try:
             return wire.request("server/discover", timeout=0.05)  # no server starts this fast
         except WireTimeout:
             return None
-    out = verdict(checks.check_server_report, lambda command: report_with(command, probe=hasty))
+    out = verdict(lambda report: checks.check_server_report(report, starts="cold"),
+                  lambda command: report_with(command, probe=hasty))
     # Fallen back to initialize, the report meets the lab as a legacy server, and what it reads there breaks.
     assert out.startswith("✗ report raised") and "for the lab server" in out
     assert "stopped waiting, let it wait longer" in out
@@ -177,10 +211,64 @@ def test_stops_waiting_before_the_lab_has_started(verdict):
 def test_takes_silence_for_2026(verdict):
     def silence_is_modern(reply):
         return reply is not None and legacy_by_the_spec(reply)
-    out = verdict(checks.check_server_report, lambda command: report_with(command, fallback=silence_is_modern))
+    out = verdict(checks.check_server_report,
+                  lambda command: report_with(command, fallback=silence_is_modern, timeout=probe_wait(command)))
     # Taken for 2026-07-28, the quiet bakery gets tools/list with the envelope and stays silent to that too.
     assert out.startswith("✗ report raised WireTimeout: no reply to id 2 (tools/list)") and "quiet bakery" in out
     assert "no reply within your timeout means legacy" in out
+
+
+def named_legacy(command):
+    """A blind learner's guess at the era: the legacy venv's or the bakery's name in the command line."""
+    return any("legacy" in part or "bakery" in part for part in command)
+
+
+def test_tells_the_era_by_the_command_line_without_a_probe(verdict):
+    # A blind learner's report passed while the check's commands named .venv-legacy/ and ex22_bakery.py.
+    out = verdict(checks.check_server_report,
+                  lambda command: report_with(command, probe=lambda wire, wait: named_legacy(command), fallback=bool))
+    assert out.startswith("✗ report sent 'tools/list' to the lab server before any server/discover: it never probed")
+    assert "the check's commands all start the same recorder" in out
+
+
+def test_probes_but_tells_the_era_by_the_command_line(verdict):
+    # The probe reaches the wire, but its answer is not what decides: every command looks alike, so the guess says
+    # 2026-07-28 everywhere, and the legacy time server shows it.
+    def probe_then_guess(wire, wait):
+        probe_waiting(wire, wait)
+        return named_legacy(wire.command)
+    out = verdict(checks.check_server_report, lambda command: report_with(command, probe=probe_then_guess, fallback=bool))
+    assert out.startswith("✗ report raised TypeError") and "for the legacy time server, after a wrong frame" in out
+    assert "with the 2026-07-28 envelope to the legacy time server" in out and "no handshake at all" in out
+
+
+def test_answers_from_memory_without_starting_the_server(verdict):
+    # The right answers, known beforehand and told apart by the command (here by the command the recorder runs,
+    # as a learner might by the command line): nothing reached the wire.
+    right = {name: {key: value for key, value in report.items() if key != "characters"}
+             for name, report in reference_reports().items()}
+    def remembered(command):
+        started = Path(recorder.command_path(command[-1])).read_text(encoding="utf-8")
+        name = ("quiet bakery" if "ignore" in started else "strict bakery" if "refuse" in started else "bakery"
+                if "bakery" in started else "legacy time" if "legacy" in started else "git" if "git" in started
+                else "time" if "mcp_server_time" in started else "lab")
+        return right[name]
+    out = verdict(checks.check_server_report, remembered)
+    assert out.startswith("✗ report sent no request to the lab server, so it cannot know its era")
+
+
+def test_a_server_the_check_cannot_read_itself(verdict, monkeypatch):
+    # The check's own read ran out of time (a machine far busier than its waits allow): a ✗ that says so, not a
+    # traceback, and the next check reads again.
+    @lru_cache(maxsize=1)
+    def unreadable():
+        failing = Future()
+        failing.set_exception(WireTimeout("no reply to id 1 (server/discover) within 120 s"))
+        return dict.fromkeys(field_trip.PROBE_WAIT_S, failing)
+    monkeypatch.setattr(field_trip, "reference_reading", unreadable)
+    out = verdict(checks.check_server_report, report_with)
+    assert out.startswith("✗ the check could not read the lab server itself (WireTimeout: no reply to id 1")
+    assert "Run the check again" in out and unreadable.cache_info().currsize == 0
 
 
 def test_right_written_by_hand_with_subprocess(verdict):
@@ -423,7 +511,7 @@ def test_gives_tools_list_as_a_list(verdict):
 def test_right_with_ids_of_its_own_numbers_and_strings(verdict):
     # The replies carry these ids, so tools/list's bytes are not the check's own read: "t-é-2" is 8 bytes on the wire.
     def own_ids(command):
-        return report_with(command, probe=lambda wire: probe_waiting(wire, id=41),
+        return report_with(command, probe=lambda wire, wait: probe_waiting(wire, wait, id=41),
                            ids=(f"t-é-{n}" for n in range(1, 100)))
     assert verdict(checks.check_server_report, own_ids).startswith("✓")
 
@@ -433,7 +521,7 @@ def test_right_with_bytes_from_the_payload_and_tokens_of_the_encoded_line(verdic
         def cost(wire, listing):
             line = listing.payload + b"\n"
             return len(line), count_tokens(line.decode("utf-8").rstrip("\n"))
-        return report_with(command, probe=lambda wire: probe_waiting(wire, id=100), cost=cost)
+        return report_with(command, probe=lambda wire, wait: probe_waiting(wire, wait, id=100), cost=cost)
     assert verdict(checks.check_server_report, payload_bytes).startswith("✓")
 
 
@@ -491,8 +579,8 @@ def test_raises_in_its_own_code_after_right_frames(verdict):
 def test_sends_the_probe_without_the_envelope(verdict):
     # The lab takes a bare first request for 2025-11-25 (-32601 to server/discover), so the report falls back and
     # calls it legacy: the probe's frame is the cause, not the wait.
-    def bare_probe(wire):
-        return wire.send(frames.legacy_request("server/discover", id=wire.next_id), timeout=15)
+    def bare_probe(wire, wait):
+        return wire.send(frames.legacy_request("server/discover", id=wire.next_id), timeout=wait)
     out = verdict(checks.check_server_report, lambda command: report_with(command, probe=bare_probe))
     assert out.startswith("✗ report sent 'server/discover' to the lab server without the 2026-07-28 envelope")
     assert "The probe is a 2026-07-28 request too" in out and "wait longer" not in out
