@@ -294,7 +294,8 @@ def check_cache_invalidation(client_class):
 
 
 def _list_changed_drops(session, said):
-    """The lab's tools and prompts never change, so the check hands notice() what a server whose lists did sends.
+    """The lab, started without --tool-descriptions, never changes its tools or prompts, so the check hands notice()
+    what a server whose lists did sends.
 
     resources/list_changed comes alone too: with the lab's, a resources/updated arrives, which may hide that a
     client ignores the list_changed.

@@ -8,8 +8,9 @@ tools-list change on its subscription bus, so every `subscriptions/listen` that 
 receives `notifications/tools/list_changed` (server/tools, List Changed Notification: a SHOULD). The change
 comes from outside the protocol, never from a request, so the tool list stays the same for every connection.
 
-A file that is missing, is not JSON, or is not an object of strings changes nothing; a name the lab has no
-tool for is left out. Both are reported on stderr, since the operator, not a client, has to fix them.
+A missing file counts as an empty object: every tool has the lab's own description, so taking the file away undoes
+every change. A file that is not JSON, or not an object of strings, changes nothing; a name the lab has no tool
+for is left out. Both are reported on stderr, since the operator, not a client, has to fix them.
 """
 
 from __future__ import annotations
