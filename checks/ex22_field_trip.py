@@ -296,10 +296,14 @@ def probe_fault(name, sessions):
         return None
     hint = ("Send server/discover first (wire.request adds the envelope) and read the era from its answer: the "
             "check's commands all start the same recorder, so nothing else tells the servers apart.")
-    sent = [first["method"] for first in firsts if first]
+    sent = [first.get("method") for first in firsts if first]
     if not sent:
         return (f"report sent no request to the {name} server, so it cannot know its era; the task asks for the "
                 "dual-era probe on every server.", hint)
+    if any(message.get("method") == "server/discover" for session in sessions for message in session.sent):
+        return (f"report sent {shown(sent[0])} to the {name} server before its server/discover; the probe is the first "
+                "request, as the task asks: on a dual-era server such as the lab the first request a process reads "
+                "fixes its era.", hint)
     return (f"report sent {shown(sent[0])} to the {name} server before any server/discover: it never probed, so what "
             "it says about the era is a guess.", hint)
 

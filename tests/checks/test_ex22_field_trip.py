@@ -26,7 +26,7 @@ from mcpwire import StdioWire, WireTimeout, count_tokens, frames
 
 pytestmark = pytest.mark.slow  # every report starts seven servers, one of them the lab
 MODERN_ERRORS = (-32020, -32021, -32022)
-REPLY_S = 60  # a real server's first reply waits for its start: seconds on a loaded machine, more when cold
+REPLY_S = 90  # a real server's first reply waits for its start: seconds on a loaded machine, a minute cold at a load of 25
 SILENCE_S = 1
 
 
@@ -240,6 +240,15 @@ def test_probes_but_tells_the_era_by_the_command_line(verdict):
     out = verdict(checks.check_server_report, lambda command: report_with(command, probe=probe_then_guess, fallback=bool))
     assert out.startswith("✗ report raised TypeError") and "for the legacy time server, after a wrong frame" in out
     assert "with the 2026-07-28 envelope to the legacy time server" in out and "no handshake at all" in out
+
+
+def test_pings_before_the_probe(verdict):
+    # The probe comes first: the lab takes a bare first request for 2025-11-25, whatever follows.
+    def ping_first(wire, wait):
+        wire.send(frames.legacy_request("ping", id=wire.next_id), timeout=wait)
+        return probe_waiting(wire, wait)
+    out = verdict(checks.check_server_report, lambda command: report_with(command, probe=ping_first))
+    assert out.startswith("✗ report sent 'ping' to the lab server before its server/discover; the probe is the first")
 
 
 def test_answers_from_memory_without_starting_the_server(verdict):
