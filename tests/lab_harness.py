@@ -262,5 +262,13 @@ def sample_note_ids() -> list[str]:
 
 
 def labs_of(starter_path):
-    starter = next(p for p in psutil.process_iter(["cmdline"]) if starter_path in (p.info["cmdline"] or []))
+    """The labs the warm starter listening at starter_path has forked and not yet reaped.
+
+    A forked lab keeps its starter's command line (fork copies it), and once the PIDs wrap around (pid_max is
+    often 32768; a test run starts thousands of processes) a lab can have the lower PID: taking the first process
+    with that command line then took the lab, whose children are none. The starter is the one whose parent is
+    not one of them.
+    """
+    matching = {p.pid: p for p in psutil.process_iter(["cmdline", "ppid"]) if starter_path in (p.info["cmdline"] or [])}
+    (starter,) = [p for p in matching.values() if p.info["ppid"] not in matching]
     return [child for child in starter.children() if child.status() != psutil.STATUS_ZOMBIE]
