@@ -61,12 +61,13 @@ class ItemCpu:
     def pytest_runtest_logstart(self):
         self.mark = cpu_seconds()
 
-    @pytest.hookimpl(hookwrapper=True)
+    @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self):
-        outcome = yield
+        report = yield  # a failing hook's exception passes through here untouched
         now = cpu_seconds()
-        outcome.get_result().cpu_s = now - self.mark
+        report.cpu_s = now - self.mark
         self.mark = now
+        return report
 
 
 class RunTimes:
