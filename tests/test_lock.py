@@ -93,9 +93,9 @@ def test_the_hub_lock_is_the_lab_lock_plus_the_hub_extra():
               if (entry["version"], entry["hashes"]) != (hub[name]["version"], hub[name]["hashes"])}
     assert not differ, f"a class's hub and a learner's laptop would run different versions: {differ}"
     test = read_lock("test.txt")
-    untested = {name: (entry["version"], test.get(name, {}).get("version")) for name, entry in hub.items()
-                if entry["version"] != test.get(name, {}).get("version")}
-    assert not untested, f"a class's hub would run versions the hub test did not: {untested}"
+    not_tested = {name: (entry["version"], test.get(name, {}).get("version")) for name, entry in hub.items()
+                  if entry["version"] != test.get(name, {}).get("version")}
+    assert not not_tested, f"a class's hub would run versions the hub test did not: {not_tested}"
 
 
 def test_the_bootstrapped_installer_is_inside_its_range():
