@@ -51,9 +51,9 @@ REPORT_GUARD_S = 120  # servers may start cold on a busy machine (starts="cold")
 ZONE = ["--local-timezone", "Etc/UTC"]
 BAKERY, STRICT_BAKERY, QUIET_BAKERY = "bakery", "strict bakery", "quiet bakery"
 # A real server answers the probe once it has started, which takes seconds on a busy machine even warm (minutes cold,
-# at a load of 25): the wait runs out only for a server that is broken. The bakeries start at once and are legacy
-# whatever they answer, so a probe they leave unanswered for a few seconds is their silence, not a slow start.
-PROBE_WAIT_S = {"lab": 120, "time": 120, "git": 120, "legacy time": 120, BAKERY: 5, STRICT_BAKERY: 5, QUIET_BAKERY: 5}
+# at a load of 25): the wait runs out only for a server that is broken. The bakeries are legacy whatever they answer
+# to the probe, and the quiet one answers nothing: any wait reads them right, and this one is the quiet bakery's cost.
+PROBE_WAIT_S = {"lab": 120, "time": 120, "git": 120, "legacy time": 120, BAKERY: 2, STRICT_BAKERY: 2, QUIET_BAKERY: 2}
 REPLY_WAIT_S = 60  # a reply from a server that has started
 BAKERY_OPTIONS = {BAKERY: [], STRICT_BAKERY: ["--before-initialize", "refuse", "--false-is-error", "write"],
                   QUIET_BAKERY: ["--before-initialize", "ignore"]}
@@ -202,10 +202,12 @@ def reference_report(command, probe_wait):
 @lru_cache(maxsize=1)
 def reference_reading():
     """name -> a future of the right report, read by the check itself once per kernel (nothing a report does changes
-    the servers), all seven at once and beside the report's own runs: the quiet bakery's silence is waited out once."""
-    warm_starters()  # here, not first on the pool's threads, where each might start a pair of its own
+    the servers), on a thread beside the report's own runs, one server at a time in the check's order: seven starts at
+    once kept the report's own first servers from the cores (a right report's 5 s probe ran out once in ten gradings
+    at a load of 7)."""
+    warm_starters()  # here, not first on the pool's thread
     folder = tempfile.mkdtemp(prefix="field-trip-reference-")
-    pool = ThreadPoolExecutor(max_workers=7, thread_name_prefix="field-trip-reference")
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="field-trip-reference")
     repo = git_repository(folder)
     futures = {name: pool.submit(lambda name: reference_report(recorded(folder, server_start(name, repo, "warm")),
                                                                PROBE_WAIT_S[name]), name)
@@ -242,26 +244,29 @@ def check_server_report(report, *, starts="warm"):
     with tempfile.TemporaryDirectory(prefix="field-trip-") as folder:
         repo = git_repository(folder)
         for name in PROBE_WAIT_S:  # each server's command made when its turn comes: a stub starts one server
-            command = recorded(folder, server_start(name, repo, starts))
-            outcome = attempt(report, command, guard=REPORT_GUARD_S)
-            if outcome.not_done:
-                not_done("report still raises NotImplementedError.")
-                return
-            reference_reading()  # from the first report on, beside the report's own runs
-            if outcome.hung:
-                failed(f"report did not return within {REPORT_GUARD_S} s for the {name} server.",
-                       hint="Read with a timeout: a server may stay silent. StdioWire's requests raise WireTimeout "
-                            "when no reply comes in time; on the probe that means legacy, so catch it there.")
-                return
-            try:
-                right = reference_of(name)
-            except Exception as error:  # the check's own read: a server broken, or a machine too busy for its waits
-                failed(f"the check could not read the {name} server itself ({type(error).__name__}: {error}), so it "
-                       "cannot judge your report there.",
-                       hint="Run the check again: on a very busy machine a server may take longer than the check "
-                            "waits. If it fails the same way, that server is broken (`make legacy-server` rebuilds "
-                            "the legacy one).")
-                return
+            for start in ("first", "again"):
+                command = recorded(folder, server_start(name, repo, starts))
+                outcome = attempt(report, command, guard=REPORT_GUARD_S)
+                if outcome.not_done:
+                    not_done("report still raises NotImplementedError.")
+                    return
+                reference_reading()  # from the first report on, beside the report's own runs
+                if outcome.hung:
+                    failed(f"report did not return within {REPORT_GUARD_S} s for the {name} server.",
+                           hint="Read with a timeout: a server may stay silent. StdioWire's requests raise WireTimeout "
+                                "when no reply comes in time; on the probe that means legacy, so catch it there.")
+                    return
+                try:
+                    right = reference_of(name)
+                except Exception as error:  # the check's own read: a server broken, or a machine too busy for its waits
+                    failed(f"the check could not read the {name} server itself ({type(error).__name__}: {error}), so "
+                           "it cannot judge your report there.",
+                           hint="Run the check again: on a very busy machine a server may take longer than the check "
+                                "waits. If it fails the same way, that server is broken (`make legacy-server` "
+                                "rebuilds the legacy one).")
+                    return
+                if start == "again" or not gave_up_on_a_modern_answer(right, sessions_received(command)):
+                    break
             if outcome.error:
                 crashed(name, outcome.error_text, right, sessions_received(command))
                 return
@@ -272,6 +277,20 @@ def check_server_report(report, *, starts="warm"):
            "the 2026-07-28 servers got the envelope on every request, the 2025-11-25 servers the handshake and bare "
            "requests after it, whatever they answered to the probe (an error, an empty result or nothing), and the "
            "bakery a call without arguments.")
+
+
+def gave_up_on_a_modern_answer(right, sessions):
+    """The report fell back to the handshake on a 2026-07-28 server although the server answered its probe as one:
+    either it stopped waiting before the answer came (a server slow to start on a busy machine, which the check
+    forgives once, with a second start) or it misread the answer (which the second start shows again)."""
+    def modern_answer(session):
+        first = next((index for index, message in enumerate(session.sent) if is_request(message)), None)
+        reply = session.reply_to().get(first, (None, None))[0] if first is not None else None
+        return (session.sent[first].get("method") == "server/discover" and isinstance(reply, dict)
+                and isinstance(reply.get("result"), dict) and "resultType" in reply["result"])
+
+    fell_back = any(message.get("method") == "initialize" for session in sessions for message in session.sent)
+    return right["era"] == MODERN and fell_back and any(modern_answer(session) for session in sessions)
 
 
 def crashed(name, error_text, right, sessions):

@@ -208,6 +208,18 @@ def test_stops_waiting_before_the_lab_has_started(verdict, monkeypatch):
     assert "stopped waiting, let it wait longer" in out
 
 
+def test_right_whose_probe_gave_up_once_gets_a_second_start(verdict):
+    # The lab answered the probe as 2026-07-28 after the report had stopped waiting (a server slower to start than
+    # the report waits, as on a busy machine): the check starts it again before it judges. A report that gives up
+    # every time fails as above.
+    starts = []
+    def impatient_once(wire, wait):
+        starts.append(wire.command)
+        return probe_waiting(wire, 0.001 if len(starts) == 1 else wait)
+    out = verdict(checks.check_server_report, lambda command: report_with(command, probe=impatient_once))
+    assert out.startswith("✓ report is right on all seven servers") and len(starts) == 8
+
+
 def test_takes_silence_for_2026(verdict):
     def silence_is_modern(reply):
         return reply is not None and legacy_by_the_spec(reply)
