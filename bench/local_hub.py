@@ -23,6 +23,7 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
+import psutil
 import yaml
 
 from mcpwire.node import NODE
@@ -159,15 +160,25 @@ class LocalHub:
 
     def stop(self):
         """Stop the hub, which stops every learner's server and its proxy (cleanup_servers), then whatever is left
-        of its process group."""
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, 9)
-            self.process.wait()
+        of its process group, then any learner's process that outlived it (a server runs in a session of its own)."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, 9)
+                self.process.wait()
+        left = self.learners_processes()
+        for process in left:
+            process.terminate()
+        for process in psutil.wait_procs(left, timeout=10)[1]:
+            process.kill()
+
+    def learners_processes(self):
+        """Every process whose HOME is a learner's home here: their servers, kernels and labs."""
+        inside = str(self.homes) + os.sep
+        return [process for process in psutil.process_iter(["environ"])
+                if ((process.info["environ"] or {}).get("HOME", "") + os.sep).startswith(inside)]
 
     def pull_link(self):
         """The README's nbgitpuller link on this hub, pulling the local course instead of GitHub's."""
