@@ -17,13 +17,13 @@ from pathlib import Path
 
 from mcpwire import process
 
+from .compiles import syntax_problem
 from .verdict import failed, not_done, passed, short
 
 VERSION, CAPABILITIES = "io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities"
 META = {VERSION: "2026-07-28", CAPABILITIES: {}}
 NO_ID = "no id"  # the reply must leave the id member out: it could not be read
 REPLY_WAIT_S = 5.0  # a right server answers in milliseconds; this is for a loaded machine
-SILENCE_S = 0.5  # after a notification: long enough for a wrong reply to show up before the next case
 
 SPEC = "https://modelcontextprotocol.io/specification/2026-07-28"
 JSON_RPC = "JSON-RPC 2.0, https://www.jsonrpc.org/specification#error_object"
@@ -114,6 +114,15 @@ READ_CASES = [
     (request(35, ""), error(-32601, 35), 'the empty string is a string: "method" is valid, and no method has that name',
      JSON_RPC),
     (request(2**40, "ping"), error(-32601, 2**40), "a large integer is a valid id", REQUEST_IDS),
+    ({"jsonrpc": "2.0"}, error(-32600, NO_ID),
+     'a line with no id and no "method" is not a notification: it gets its error, with no id (and the server lives)',
+     JSON_RPC),
+    ({"jsonrpc": "2.0", "method": 42}, error(-32600, NO_ID),
+     'a line with no id whose "method" is not a string is not a notification: it gets its error, with no id',
+     JSON_RPC),
+    ({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": "all"}, error(-32600, NO_ID),
+     'a line with no id whose "params" is neither an object nor an array is not a notification: it gets its error, '
+     "with no id", JSON_RPC),
     (request(13, "ping"), error(-32601, 13), "after all that, the server still answers", "the loop"),
 ]
 
@@ -151,6 +160,13 @@ ENVELOPE_CASES = [
      "a version is compared exactly: this one has a space in front", VERSIONS),
     (discover(38, {VERSION: "2026", CAPABILITIES: {}}), ("unsupported", 38, "2026"),
      "a version is a whole string, not a part of one", VERSIONS),
+    (discover(39, {VERSION: "2026-07-28 ", CAPABILITIES: {}}), ("unsupported", 39, "2026-07-28 "),
+     "a version is compared exactly: this one has a space after it", VERSIONS),
+    (discover(63, {VERSION: "2026-07-28-rc", CAPABILITIES: {}}), ("unsupported", 63, "2026-07-28-rc"),
+     "a version is a whole string: a served version with more after it is another version", VERSIONS),
+    (discover(64, {"IO.ModelContextProtocol/ProtocolVersion": "2026-07-28", CAPABILITIES.lower(): {}}), error(-32602, 64),
+     "JSON member names are exact, case and all (they are not HTTP header names): this _meta has neither required "
+     "key", ENVELOPE),
     (discover(32, {VERSION: "2026-07-28", CAPABILITIES: {"elicitation": {"form": {}}}}), ("result",),
      "declared capabilities are the client's to list", ENVELOPE),
 ]
@@ -158,6 +174,13 @@ ENVELOPE_CASES = [
 
 def call(id, params):
     return request(id, "tools/call", {**params, "_meta": META})
+
+
+# Words that say what is wrong with an argument (any one of them will do, in any case), beside its name.
+MISSING = ("missing", "required", "requires", "needs", "absent", "not given", "not provided", "lacks", "no value")
+WRONG_TYPE = ("string", "number", "type", "str", "int", "float", "numeric")
+UNEXPECTED = ("unexpected", "unknown", "not allowed", "additional", "extra", "not expected", "no such", "not accept",
+              "does not take", "unrecognized", "unrecognised", "not in the schema", "not defined")
 
 
 TOOL_CASES = [
@@ -170,17 +193,17 @@ TOOL_CASES = [
      "arguments that are not an object fail the CallToolRequest schema", TOOL_ERRORS),
     (call(44, {"name": "shout", "arguments": "hello"}), error(-32602, 44), "a string is not an object either",
      TOOL_ERRORS),
-    (call(45, {"name": "count_words", "arguments": {}}), ("tool error", "text"),
+    (call(45, {"name": "count_words", "arguments": {}}), ("tool error", "text", MISSING),
      "a missing argument is an input validation error: a result with isError true", TOOL_ERRORS),
-    (call(46, {"name": "count_words", "arguments": {"text": 42}}), ("tool error", "text"),
+    (call(46, {"name": "count_words", "arguments": {"text": 42}}), ("tool error", "text", WRONG_TYPE),
      "a number where the schema says string", TOOL_ERRORS),
-    (call(47, {"name": "divide", "arguments": {"dividend": "one", "divisor": 2}}), ("tool error", "dividend"),
+    (call(47, {"name": "divide", "arguments": {"dividend": "one", "divisor": 2}}), ("tool error", "dividend", WRONG_TYPE),
      "a string where the schema says number", TOOL_ERRORS),
-    (call(48, {"name": "divide", "arguments": {"dividend": True, "divisor": 2}}), ("tool error", "dividend"),
+    (call(48, {"name": "divide", "arguments": {"dividend": True, "divisor": 2}}), ("tool error", "dividend", WRONG_TYPE),
      "true is not a number in JSON Schema, though a Python bool is an int", TOOL_ERRORS),
-    (call(49, {"name": "shout", "arguments": {"text": "hi", "volume": 11}}), ("tool error", "volume"),
+    (call(49, {"name": "shout", "arguments": {"text": "hi", "volume": 11}}), ("tool error", "volume", UNEXPECTED),
      "an argument the schema does not name (additionalProperties is false)", TOOL_ERRORS),
-    (call(50, {"name": "shout"}), ("tool error", "text"),
+    (call(50, {"name": "shout"}), ("tool error", "text", MISSING),
      "arguments may be left out; then shout misses its text", TOOL_ERRORS),
     (call(51, {"name": "divide", "arguments": {"dividend": 1, "divisor": 0}}), ("tool error", "zero"),
      "dividing by zero is the tool's own error", TOOL_ERRORS),
@@ -247,8 +270,6 @@ class Server:
 
 def judge(raw, expect):
     """None when the reply line `raw` is what `expect` asks for, else what is wrong with it."""
-    if expect[0] == "silence":
-        return None if raw == b"" else f"a reply to a notification: {short(raw.decode(errors='replace'))}"
     if raw == b"":
         return f"no reply within {REPLY_WAIT_S:g} s"
     try:
@@ -283,7 +304,12 @@ def judge(raw, expect):
         words = " ".join(text for text in texts if isinstance(text, str))
         if not words.strip():
             return "a tool error with no text: the model needs words to correct itself"
-        return None if expect[1] in words else f"a tool error whose text {short(words)!r} does not name {expect[1]!r}"
+        if expect[1] not in words:
+            return f"a tool error whose text {short(words)!r} does not name {expect[1]!r}"
+        if len(expect) > 2 and not any(word in words.lower() for word in expect[2]):
+            return (f"a tool error whose text {short(words)!r} names {expect[1]!r} but not what is wrong with it (a "
+                    f"word such as {expect[2][0]!r})")
+        return None
     if result.get("isError") is not False:
         return f"a result with isError {result.get('isError')!r} for a call that worked"
     texts = [block.get("text") for block in result.get("content") or [] if isinstance(block, dict)]
@@ -294,6 +320,20 @@ def judge(raw, expect):
     if len(texts) != 1 or _json_or_none(texts[0]) != expect[1]:
         return f"content {short(result.get('content'))}: the text copy must hold the same JSON as structuredContent"
     return None
+
+
+def _silence_problem(raw, probe):
+    """None when `raw` is the reply to the ping `probe` sent right after a notification, else what it is instead."""
+    if raw == b"":
+        return f"no reply within {REPLY_WAIT_S:g} s to a ping sent right after the notification"
+    if _replies_to(raw, probe):
+        return None
+    return f"a reply to a notification: {short(raw.decode(errors='replace'))}"
+
+
+def _replies_to(raw, probe):
+    reply = _json_or_none(raw)
+    return isinstance(reply, dict) and reply.get("id") == probe
 
 
 def _json_or_none(text):
@@ -330,11 +370,26 @@ def run_cases(folder, cases):
     of the exercise still raises NotImplementedError (its traceback on stderr names it); None when all pass."""
     server = Server(folder)
     try:
-        for case in cases:
+        for number, case in enumerate(cases):
             frame, expect = case[0], case[1]
             server.send(line(frame))
-            raw = server.next_line(SILENCE_S if expect[0] == "silence" else REPLY_WAIT_S)
-            problem = "exited" if raw is None else judge(raw, expect)
+            if isinstance(frame, dict) and "id" not in frame:
+                # A ping right behind a line without an id: the server answers lines in order, so the first line it
+                # writes is the ping's reply exactly when it took the line for a notification (no waiting for silence).
+                probe = f"after-line-{number}"
+                server.send(line(request(probe, "ping")))
+                raw = server.next_line(REPLY_WAIT_S)
+                if expect[0] == "silence":
+                    problem = "exited" if raw is None else _silence_problem(raw, probe)
+                elif raw is not None and _replies_to(raw, probe):
+                    problem = "no reply: the server took the line for a notification"
+                else:
+                    problem = "exited" if raw is None else judge(raw, expect)
+                    if problem is None:
+                        server.next_line(REPLY_WAIT_S)  # the ping's own reply, before the next case
+            else:
+                raw = server.next_line(REPLY_WAIT_S)
+                problem = "exited" if raw is None else judge(raw, expect)
             if problem is None:
                 continue
             if raw is None:
@@ -371,6 +426,8 @@ def _report(folder, cases, what, own, quiet=False):
     if not (Path(folder) / "__main__.py").exists():
         not_done(f"run the cells above first: {folder}/__main__.py does not exist yet.")
         return False
+    if _does_not_compile(folder):
+        return False
     outcome = run_cases(folder, cases)
     if outcome is None:
         if not quiet:
@@ -386,9 +443,20 @@ def _report(folder, cases, what, own, quiet=False):
         return False
     (frame, expect, why, source), problem, traceback_end = outcome
     sent = line(frame).decode(errors="replace")
-    failed(f"The line {short(sent, 120)}\n  got {problem}.", hint=f"{why} ({source}).",
-           more=None if traceback_end is None or "exited" in problem else f"your server's stderr shows: {traceback_end}")
+    if problem.startswith("a line on stdout that is not JSON"):
+        more = "stdout carries frames only: write anything else to stderr (print(..., file=sys.stderr))"
+    else:
+        more = None if traceback_end is None or "exited" in problem else f"your server's stderr shows: {traceback_end}"
+    failed(f"The line {short(sent, 120)}\n  got {problem}.", hint=f"{why} ({source}).", more=more)
     return False
+
+
+def _does_not_compile(folder):
+    """Say so, with the file and the line, when a module of the folder has a SyntaxError: the server cannot start."""
+    problem = syntax_problem(folder)
+    if problem:
+        failed(f"Your server cannot start: {problem}.", hint="fix that line, run its cell again, then this check.")
+    return problem is not None
 
 
 def check_read(folder="my_server"):
@@ -429,6 +497,8 @@ def check_with_sdk_client(folder="my_server"):
     """The mcp SDK's own client starts the server, pages through tools/list, calls two tools and an unknown one."""
     if not (Path(folder) / "__main__.py").exists():
         not_done(f"run the cells above first: {folder}/__main__.py does not exist yet.")
+        return
+    if _does_not_compile(folder):
         return
     outcome = {}
     thread = threading.Thread(target=lambda: outcome.update(_sdk_session(folder)), daemon=True)

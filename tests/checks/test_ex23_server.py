@@ -234,6 +234,35 @@ MISTAKES += [
 ]
 
 
+# A blind learner's (session 11), each ✓ from the check at 74951b4.
+MISTAKES += [
+    ("method-checked-only-with-an-id", mutated("jsonrpc.py", 'if not isinstance(message.get("method"), str):',
+                                               'if "id" in message and not isinstance(message.get("method"), str):'),
+     server_checks.check_read, ['{"jsonrpc":"2.0"}', "the server exited", "not a notification"]),
+    ("params-checked-only-with-an-id", mutated("jsonrpc.py", 'if "params" in message and not isinstance',
+                                               'if "id" in message and "params" in message and not isinstance'),
+     server_checks.check_read, ['"params":"all"', "took the line for a notification", "not a notification"]),
+    ("version-by-its-first-ten-characters", mutated("envelope.py", "if version not in SUPPORTED:",
+                                                    "if version[:10] not in SUPPORTED:"),
+     server_checks.check_envelope_rules, ["a space after it", "where error -32022 was due", "compared exactly"]),
+    ("version-right-stripped", mutated("envelope.py", "if version not in SUPPORTED:",
+                                       "if version.rstrip() not in SUPPORTED:"),
+     server_checks.check_envelope_rules, ["a space after it", "where error -32022 was due"]),
+    ("meta-keys-without-case", mutated("envelope.py", 'meta = params.get("_meta")',
+                                       'meta = params.get("_meta")\n    if isinstance(meta, dict):\n'
+                                       '        meta = {key.lower(): value for key, value in meta.items()} | meta\n'
+                                       '        meta |= {VERSION: meta.get(VERSION.lower(), meta.get(VERSION)), '
+                                       'CAPABILITIES: meta.get(CAPABILITIES.lower(), meta.get(CAPABILITIES))}\n'
+                                       '        meta = {key: value for key, value in meta.items() if value is not None}'),
+     server_checks.check_envelope_rules, ["where error -32602 was due", "member names are exact"]),
+    ("tool-error-names-only-the-argument", mutated(
+        "tools.py", 'return toolbox.result(f"Invalid arguments for {name}: " + "; ".join(wrong) + ".", is_error=True)',
+        'return toolbox.result("Check these arguments: " + ", ".join(re.findall(r"\'([^\']+)\'", " ".join(wrong))), '
+        'is_error=True)', "import base64\n", "import base64\nimport re\n"),
+     server_checks.check_call_tool, ["Check these arguments: text", "what is wrong with it"]),
+]
+
+
 @pytest.mark.parametrize("change, check, phrases", [case[1:] for case in MISTAKES], ids=[case[0] for case in MISTAKES])
 def test_a_typical_mistake_fails_naming_its_rule(verdict, tmp_path, change, check, phrases):
     module, pairs = change
@@ -258,6 +287,7 @@ def test_a_print_on_stdout_fails(verdict, tmp_path):
     tools = SOLUTION["tools.py"].replace("    wrong = problems(", '    print("checking", name)\n    wrong = problems(')
     out = verdict(server_checks.check_call_tool, write_server(tmp_path / "my_server", {**SOLUTION, "tools.py": tools}))
     assert out.startswith("✗") and "a line on stdout that is not JSON: checking" in out, out
+    assert "write anything else to stderr" in out, out
 
 
 def test_a_read_that_refuses_an_integral_float_id_fails(verdict, tmp_path):
@@ -267,3 +297,14 @@ def test_a_read_that_refuses_an_integral_float_id_fails(verdict, tmp_path):
     assert narrow != SOLUTION["jsonrpc.py"]
     out = verdict(server_checks.check_read, write_server(tmp_path / "my_server", {**SOLUTION, "jsonrpc.py": narrow}))
     assert out.startswith("✗") and "1.0 is an integer to the 2026-07-28 schema" in out, out
+
+
+def test_a_module_that_does_not_compile_is_named_with_its_line(verdict, tmp_path):
+    # A blind learner's: the server died at its start, and the check judged the first line it sent ("hello").
+    broken = SOLUTION["jsonrpc.py"].replace("def read(line):", "def read(line:")
+    folder = write_server(tmp_path / "my_server", {**SOLUTION, "jsonrpc.py": broken})
+    line = broken.splitlines().index("def read(line:") + 1
+    for check in (server_checks.check_read, server_checks.check_with_sdk_client):
+        out = verdict(check, folder)
+        assert out.startswith(f"✗ Your server cannot start: jsonrpc.py, line {line}: SyntaxError:"), out
+        assert "The line" not in out, out
