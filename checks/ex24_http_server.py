@@ -20,14 +20,17 @@ import hashlib
 import json
 import os
 import re
+import string
 import subprocess
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from mcpwire import HttpWire, frames, process, suite
 
+from .compiles import syntax_problem
 from .verdict import failed, not_done, passed, short
 
 SPEC = "https://modelcontextprotocol.io/specification/2026-07-28"
@@ -46,6 +49,9 @@ OTHER_METHODS = ("the kit's reading: the spec requires Mcp-Name on tools/call, p
                  "nothing of it on other methods")
 START_WAIT_S = 30.0  # a loaded machine starts Python slowly
 REPLY_WAIT_S = 10.0
+# Cases sent at once: each is judged on its own reply, and http.server writes a reply's head and body apart, so one
+# POST at a time waits out TCP's delayed acknowledgment (about 40 ms) once per case.
+PARALLEL_POSTS = 8
 CAN_ASK = {"io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
 YES = {"confirm": {"action": "accept", "content": {"ok": True}}}
 # An altered string may fail its integrity check or not even decode, depending on where the change falls.
@@ -147,6 +153,23 @@ HEADER_CASES = [
     (shout(35, " shout "), {"Mcp-Name": sentinel(" shout ")}, (400, -32602),
      "a name with spaces around it travels in the sentinel: decoded, it matches, and the tool call answers (an "
      "unknown tool)", ENCODING),
+    (shout(36), {"Mcp-Name": "=?base64? c2hvdXQ=?="}, (400, -32020),
+     "the sentinel holds ' c2hvdXQ=', a space and then Base64: white space inside the sentinel is the value's own, so "
+     "keep it, and Base64 decoded with validate=True refuses it: a malformed header", ENCODING),
+    (frames.request("tools/call", {"arguments": {"text": "hi"}}, id=37), {"Mcp-Name": "shout"}, (400, (-32020, -32602)),
+     "a tools/call without a name, with Mcp-Name: shout: the header names what the body does not have, a mismatch "
+     "(-32020), or, let through, a call that names no tool (-32602); never a crash (read the field with params.get: "
+     "a body may lack it)", VALIDATION),
+    (frames.request("tools/list", id=38, meta={"io.modelcontextprotocol/protocolVersion": 20260728}),
+     {"MCP-Protocol-Version": "2026-07-28"}, (400, -32602),
+     "a body whose _meta version is not a string (the number 20260728) has no version for the header to contradict: "
+     "the envelope's -32602 (task 1: compare only where the body has one as a string)", ENVELOPE),
+    (frames.request("tools/call", {"name": 42, "arguments": {}}, id=39), {"Mcp-Name": "42"}, (400, -32020),
+     "the body's name is the number 42 and Mcp-Name the text '42': they differ (compare the decoded header with the "
+     "field as it is, never with str() of it)", VALIDATION),
+    (shout(40, "??>"), {"Mcp-Name": "=?base64?Pz8-?="}, (400, -32020),
+     "'Pz8-' is URL-safe Base64 of '??>', which Base64's standard alphabet writes 'Pz8+': the sentinel holds standard "
+     "Base64 (RFC 4648, 4), so a '-' in it is a malformed header", ENCODING),
     ({"jsonrpc": "2.0", "id": 23, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {},
       "clientInfo": {"name": "old-client", "version": "1.0"}}}, {}, (400, -32020),
      "a 2025 client's initialize has no version header: refused by the header rules", VERSION_HEADER),
@@ -183,10 +206,14 @@ class Running:
         look at, None at once when none of them is a 500: only an exception the server did not expect makes one."""
         if replies and all(reply is not None and reply.status is not None and reply.status < 500 for reply in replies):
             return None
+        seen_traceback = False
         for _ in range(20):  # the traceback is written before the reply; the reader thread may lag behind
             text = "\n".join(self.stderr) + "\n"
             if "NotImplementedError" in text:
                 return next((name for name in TASKS if f", in {name}\n" in text), None)
+            if seen_traceback:  # a traceback seen one read ago has all its lines by now: another exception
+                return None
+            seen_traceback = "Traceback" in text
             time.sleep(0.05)
         return None
 
@@ -202,12 +229,13 @@ def judge(reply, expect):
             return f"{said}, where a result (HTTP 200) was due"
         return None
     error = message.get("error") if isinstance(message, dict) else None
+    codes = outcome if isinstance(outcome, tuple) else (outcome,)
     if not isinstance(error, dict):
-        return f"{said}, where HTTP {status} with error {outcome} was due"
-    if error.get("code") != outcome:
-        return f"{said}: error {error.get('code')}, where {outcome} was due"
+        return f"{said}, where HTTP {status} with error {' or '.join(map(str, codes))} was due"
+    if error.get("code") not in codes:
+        return f"{said}: error {error.get('code')}, where {' or '.join(map(str, codes))} was due"
     if reply.status != status:
-        return f"{said}: the code is right, the status is not: HTTP {status} goes with {outcome}"
+        return f"{said}: the code is right, the status is not: HTTP {status} goes with {error.get('code')}"
     if reasons:
         reason = error["data"].get("reason") if isinstance(error.get("data"), dict) else None
         if reason not in reasons[0]:
@@ -223,7 +251,12 @@ def _missing(folder):
 
 
 def _started(folder, **environment):
-    """The running server, or None once not_done has said why it did not start (a module's cell not run yet)."""
+    """The running server, or None once not_done or failed has said why it did not start (a module's cell not run
+    yet, or a module that does not compile)."""
+    problem = syntax_problem(folder)
+    if problem:
+        failed(f"Your server cannot start: {problem}.", hint="fix that line, run its cell again, then this check.")
+        return None
     try:
         return Running(folder, **environment)
     except RuntimeError as failure:
@@ -247,8 +280,8 @@ def check_header_rules(folder="my_http_server"):
     if server is None:
         return
     try:
-        for frame, headers, expect, why, source in HEADER_CASES:
-            reply = server.wire.send(frame, headers)
+        replies = _all_at_once(lambda case: server.wire.send(case[0], case[1]), HEADER_CASES)
+        for (frame, headers, expect, why, source), reply in zip(HEADER_CASES, replies):
             problem = judge(reply, expect)
             if problem is None:
                 continue
@@ -264,12 +297,31 @@ def check_header_rules(folder="my_http_server"):
         server.close()
 
 
+def _all_at_once(send, cases):
+    """send(case) for every case, in the cases' order, PARALLEL_POSTS at a time: the next batch is sent only once the
+    caller has read every reply of this one, so a check that stops at a wrong reply sends at most a batch more. An
+    exception is raised when its case's turn comes, as it would have been one case at a time."""
+    def outcome(case):
+        try:
+            return send(case), None
+        except Exception as error:  # whatever the wire raised: raised again in its turn
+            return None, error
+
+    cases = list(cases)
+    with ThreadPoolExecutor(max_workers=PARALLEL_POSTS) as pool:
+        for start in range(0, len(cases), PARALLEL_POSTS):
+            for reply, error in pool.map(outcome, cases[start:start + PARALLEL_POSTS]):
+                if error is not None:
+                    raise error
+                yield reply
+
+
 def _header_hint(expect, headers):
     if any(value is not None and not all(" " <= character <= "~" or character == "\t" for character in value)
            for value in headers.values()):
         return ("read every header with the given header(), which refuses a value with a character other than visible "
                 "ASCII, space and tab: such a name must come in the Base64 sentinel.")
-    if expect[1] == -32020:
+    if expect[1] == -32020 or isinstance(expect[1], tuple) and -32020 in expect[1]:
         return "raise RpcError(-32020, ...) from mirror.check; serve_http.py turns it into HTTP 400."
     if expect[1] == "result":
         return ("mirror.check must let this request through: compare header values without the white space around "
@@ -290,7 +342,9 @@ def check_request_state(folder="my_http_server"):
     server = _started(folder)
     if server is None:
         return
-    other = None
+    # Another process of the same code, beside the server: it seals a state under a key of its own and calls seal
+    # and open_state directly under a clock it sets.
+    direct = _direct_calls(folder)
     try:
         first = _state_round(server.wire, publish, 1)
         stub = None if first.ok else server.stub(first)
@@ -301,14 +355,19 @@ def check_request_state(folder="my_http_server"):
             return failed(f"publish's first round must come back input_required with a requestState string ({MRTR}).",
                           server=f"HTTP {first.status} {short(first.text)}",
                           hint="asking.call puts sealed.seal(...)'s return value in requestState.")
-        if not re.fullmatch(r"v1\.[A-Za-z0-9_-]+", state) or _layout(state) is None:
-            return failed(f"the issued requestState {short(state)} is not v1. followed by URL-safe Base64 without "
-                          "padding of a 32-byte tag and then the payload, the format task 2 gives.",
-                          hint="seal returns PREFIX + base64url(tag + payload); the given base64url drops the padding.")
+        report, stopped = _report_of(direct)
+        sealing = stopped or _sealing_problem(report)
+        if sealing is not None:
+            problem, answered, hint = sealing
+            return failed(problem, server=answered, hint=hint)
+        # Nine states, not one: a state in standard Base64 fails the format only when its random tag holds a + or a /,
+        # so one state would name the cause in some runs and leave it to a later case in others.
+        format_problem = _format_problem([state] + [outcome.get("returned") for outcome in report["formats"]])
+        if format_problem:
+            return failed(format_problem[0], hint=format_problem[1])
         middle = len(state) // 2
         changed = state[:middle] + ("A" if state[middle] != "A" else "B") + state[middle + 1:]
-        other = Running(folder)
-        foreign = _state_round(other.wire, publish, 1).result.get("requestState")
+        foreign = report["foreign"]
         forged = _forged(state, {"text": "one"}, {"text": "two"})
         tag, payload = _layout(state)
         half_tag = "v1." + base64.urlsafe_b64encode(
@@ -335,7 +394,10 @@ def check_request_state(folder="my_http_server"):
                 ({"name": "publish", "arguments": {"text": "two"}, "inputResponses": YES, "requestState": forged},
                  (400, -32602, {"tampered"}),
                  "the state's own tag kept, its payload rewritten for publish('two') with a later expiry: the tag must "
-                 "cover the whole payload, or anyone can write a payload of their own")]),
+                 "cover the whole payload, or anyone can write a payload of their own"),
+                ({**publish, "inputResponses": YES, "requestState": forged}, (400, -32602, {"tampered"}),
+                 "the tag is verified first (task 2): the same rewritten payload sent back with publish('one') is "
+                 "'tampered', since its tag does not verify, before anything its payload says is read")]),
             ({**publish, "inputResponses": YES, "requestState": half_tag}, (400, -32602, {"tampered"}),
              "the state with the last 16 bytes of its 32-byte tag changed: every byte of the tag must verify (a tag cut "
              "short and padded, or compared in part, lets those bytes be anything)"),
@@ -345,8 +407,9 @@ def check_request_state(folder="my_http_server"):
             ({**publish, "inputResponses": YES, "requestState": "v1." + "A" * 80}, (400, -32602, ALTERED),
              "a requestState this server never wrote"),
         ]
-        for id, (params, expect, why) in enumerate(cases, start=10):
-            reply = _state_round(server.wire, params, id)
+        numbered = list(enumerate(cases, start=10))
+        replies = _all_at_once(lambda case: _state_round(server.wire, case[1][0], case[0]), numbered)
+        for (id, (params, expect, why)), reply in zip(numbered, replies):
             problem = judge(reply, expect)
             if problem is not None:
                 stub = server.stub(reply)
@@ -356,7 +419,7 @@ def check_request_state(folder="my_http_server"):
                               hint="open_state raises refused(reason, text), an RpcError -32602 whose data.reason says "
                                    "what failed (malformed, tampered, other_request or expired), for every state it "
                                    "cannot verify, and never another exception.")
-        called = _called_directly(folder)
+        called = _direct_problem(report)
         if called is not None:
             problem, answered, hint = called
             return failed(problem, server=answered, hint=hint)
@@ -365,14 +428,16 @@ def check_request_state(folder="my_http_server"):
                           "byte that differs, so how long a refusal takes tells an attacker how much of a forged tag "
                           "was right. No reply shows it, so the check reads sealed.py for a call to compare_digest.",
                           hint="if not hmac.compare_digest(tag, expected): raise refused(\"tampered\", ...)")
-        passed(f"Your requestState is sealed: accepted once as issued, refused in all {len(cases) - 1} altered, "
-               "replayed or foreign forms and after its expiry, each with its data.reason; its tag is HMAC-SHA256 "
+        # No count of the refused forms: two of them exist only for a payload the check can rewrite (a JSON object).
+        passed("Your requestState is sealed: accepted once as issued, refused in every altered, replayed or foreign "
+               "form and after its expiry, each with its data.reason; its tag is HMAC-SHA256 "
                "under KEY, compared with compare_digest; the same arguments in another key order are the same "
                "request; and what seal carried comes back from open_state.")
     finally:
         server.close()
-        if other is not None:
-            other.close()
+        if direct.poll() is None:
+            direct.kill()
+            direct.wait()
 
 
 def _layout(state):
@@ -411,8 +476,10 @@ def _forged(state, arguments, other):
 # state is sealed at SEALED_AT, and opened again just before and just after the expiry task 2 gives.
 SEALED_AT, LIFETIME_S = 1000.5, 300
 EXPIRES = 1301  # SEALED_AT + LIFETIME_S, rounded up to a whole second
+WHOLE_SECOND, SHORT_LIFETIME_S = 1000.0, 60  # then sealed.LIFETIME_S is set to 60, and a state sealed at 1000.0
 DIRECT_CALLS = """
 import base64, hashlib, hmac, json, sys, time
+real = time.time
 clock = [SEALED_AT]
 time.time = lambda: clock[0]
 time.time_ns = lambda: int(clock[0] * 10**9)
@@ -432,7 +499,10 @@ def outcome(step):
 def opened(state, arguments=None):
     return outcome(lambda: sealed.open_state(state, "tools/call", "publish", arguments or {"text": "one"}))
 
-report = {"seal": outcome(lambda: sealed.seal("tools/call", "publish", {"text": "one"}, carried))}
+clock[0] = real()
+report = {"foreign": outcome(lambda: sealed.seal("tools/call", "publish", {"text": "one"}, carried)).get("returned")}
+clock[0] = SEALED_AT
+report["seal"] = outcome(lambda: sealed.seal("tools/call", "publish", {"text": "one"}, carried))
 state = report["seal"].get("returned")
 if isinstance(state, str):
     report["now"] = opened(state)
@@ -453,8 +523,19 @@ if isinstance(state, str):
     report["reordered"] = outcome(lambda: sealed.open_state(
         sealed.seal("tools/call", "publish", {"text": "one", "lang": "en"}, {"k": 1}), "tools/call", "publish",
         {"lang": "en", "text": "one"}))
+    report["other_method"] = outcome(lambda: sealed.open_state(state, "prompts/get", "publish", {"text": "one"}))
+    report["prefix"] = opened("v2." + state[3:])
+    # Another lifetime, from a whole second: a lifetime written as 300, or int(...) + 1, shows here.
+    sealed.LIFETIME_S = SHORT_LIFETIME_S
+    clock[0] = WHOLE_SECOND
+    short = outcome(lambda: sealed.seal("tools/call", "publish", {"text": "one"}, carried)).get("returned")
+    clock[0] = WHOLE_SECOND + SHORT_LIFETIME_S - 0.25
+    report["short_before"] = opened(short)
+    clock[0] = WHOLE_SECOND + SHORT_LIFETIME_S + 0.5
+    report["short_after"] = opened(short)
 print(json.dumps(report, default=repr))
-""".replace("SEALED_AT", repr(SEALED_AT)).replace("EXPIRES", repr(EXPIRES))
+""".replace("SEALED_AT", repr(SEALED_AT)).replace("EXPIRES", repr(EXPIRES)).replace(
+    "SHORT_LIFETIME_S", repr(SHORT_LIFETIME_S)).replace("WHOLE_SECOND", repr(WHOLE_SECOND))
 CALLED = ("sealed.seal('tools/call', 'publish', {'text': 'one'}, carried), then sealed.open_state on the state, with the "
           "check's own clock")
 
@@ -467,38 +548,65 @@ def _said(outcome):
     return f"it raised {outcome.get('raised')}"
 
 
-def _called_directly(folder):
-    """(what is wrong, what the learner's functions answered, the hint) when seal and open_state, called directly,
-    break a rule of task 2 the HTTP replies cannot show; None when they keep them all."""
+def _format_problem(states):
+    """(what is wrong, the hint) for the first of `states` that is not in the format task 2 gives, or None."""
+    unlike = next((text for text in states if not isinstance(text, str) or _layout(text) is None
+                   or not re.fullmatch(r"v1\.[A-Za-z0-9_-]+", text)), None)
+    if unlike is None:
+        return None
+    strange = sorted(set(str(unlike)[3:]) - set(string.ascii_letters + string.digits + "-_"))
+    holds = f", holding {', '.join(map(repr, strange))}," if strange else ""
+    return (f"the requestState {short(str(unlike))} (one of {len(states)} states seal wrote, for publish's first round "
+            f"and called directly with carried values of 0 to 7 characters){holds} is not v1. "
+            "followed by URL-safe Base64 without padding of a 32-byte tag and then the payload, the format task 2 "
+            "gives.",
+            "seal returns PREFIX + base64url(tag + payload): one Base64 text of the tag followed by the payload; the "
+            "given base64url drops the padding and writes - and _ where standard Base64 writes + and /.")
+
+
+def _direct_calls(folder):
+    """The process that calls seal and open_state directly (DIRECT_CALLS), started; _report_of reads it."""
+    return subprocess.Popen([sys.executable, "-c", DIRECT_CALLS, str(Path(folder).resolve()), json.dumps(CARRIED)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "MY_SERVER_STATE_LIFETIME_S": str(LIFETIME_S)})
+
+
+def _report_of(direct):
+    """(the report of the direct calls, None), or (None, (what is wrong, what stopped them, None))."""
     try:
-        done = subprocess.run([sys.executable, "-c", DIRECT_CALLS, str(Path(folder).resolve()), json.dumps(CARRIED)],
-                              capture_output=True, text=True, timeout=START_WAIT_S,
-                              env={**os.environ, "MY_SERVER_STATE_LIFETIME_S": str(LIFETIME_S)})
+        stdout, stderr = direct.communicate(timeout=START_WAIT_S)
     except subprocess.TimeoutExpired:
-        return f"{CALLED}: they had not returned after {START_WAIT_S:.0f} s.", None, None
+        return None, (f"{CALLED}: they had not returned after {START_WAIT_S:.0f} s.", None, None)
     try:
-        report = json.loads(done.stdout.strip().splitlines()[-1])
+        return json.loads(stdout.strip().splitlines()[-1]), None
     except (IndexError, ValueError):
-        lines = done.stderr.strip().splitlines()
-        return f"{CALLED}: the script stopped.", lines[-1] if lines else f"exit status {done.returncode}", None
+        lines = stderr.strip().splitlines()
+        return None, (f"{CALLED}: the script stopped.", lines[-1] if lines else f"exit status {direct.returncode}",
+                      None)
+
+
+def _sealing_problem(report):
+    """(what is wrong, what seal answered, None) when seal, called directly, does not return a string."""
     if "returned" not in report["seal"] or not isinstance(report["seal"]["returned"], str):
         return (f"seal returns the state as a string (task 2): {CALLED}.",
                 _said(report["seal"]).replace("open_state", "seal"), None)
+    return None
+
+
+def _direct_problem(report):
+    """(what is wrong, what the learner's functions answered, the hint) when seal and open_state, called directly,
+    break a rule of task 2 the HTTP replies cannot show; None when they keep them all."""
     if report["now"].get("returned") != CARRIED:
+        clock = ("open_state refused the state as expired the moment it was sealed: read the clock with time.time() in "
+                 "seal and in open_state (the check sets it; time.monotonic() counts from another start).")
         return (f"open_state returns what seal carried (task 2): {CALLED}, carried={CARRIED!r}.", _said(report["now"]),
+                clock if report["now"].get("refused") == "expired" else
                 "put carried in the payload seal signs, and return it from open_state.")
     if not report["tag"]:
         return ("the state's tag is not HMAC-SHA256 under KEY of the payload after it (task 2): its 32 bytes must be "
                 "hmac.new(KEY, payload, hashlib.sha256).digest(), not another hash (SHA-1), not a shorter tag padded "
                 "out, not a tag over part of the payload.", None,
                 "seal: tag = hmac.new(KEY, payload, hashlib.sha256).digest(); return PREFIX + base64url(tag + payload).")
-    unlike = next((outcome.get("returned") for outcome in report["formats"]
-                   if not re.fullmatch(r"v1\.[A-Za-z0-9_-]+", str(outcome.get("returned")))), None)
-    if unlike is not None:
-        return (f"a state sealed with carried='xxx' (of 0 to 7 x's), {short(str(unlike))}, is not v1. followed by "
-                "URL-safe Base64 without padding, the format task 2 gives.", None,
-                "seal returns PREFIX + base64url(tag + payload); the given base64url drops the padding and writes - "
-                "and _ where standard Base64 writes + and /.")
     if report["before"].get("returned") != CARRIED:
         return (f"a state sealed at time.time() = {SEALED_AT} with LIFETIME_S = {LIFETIME_S} expires at {EXPIRES}, "
                 f"{LIFETIME_S} s from then rounded up to a whole second (task 2), so at {EXPIRES - 0.25} it is still "
@@ -517,6 +625,26 @@ def _called_directly(folder):
                 "have no order).", _said(report["reordered"]),
                 "bind digest(arguments), the SHA-256 of canonical JSON (sorted keys), never str(arguments) or the "
                 "arguments in the order they came.")
+    if report["other_method"].get("refused") != "other_request":
+        return ("the method is bound too (task 2): a state sealed for tools/call publish({'text': 'one'}) and opened "
+                "for prompts/get with the same name and arguments must be refused with data.reason 'other_request' "
+                "(no reply shows it: the server's asking.call always passes tools/call).", _said(report["other_method"]),
+                "compare the method, the name and digest(arguments) that seal put in the payload with the three "
+                "open_state is given.")
+    if report["prefix"].get("refused") not in ALTERED:
+        return ("a state that starts v2. instead of v1. (your state's own Base64 after it) is not one this server "
+                "could have written: 'malformed' (task 2).", _said(report["prefix"]),
+                "test that the state starts with PREFIX before you read the rest: state[3:] or removeprefix(PREFIX) "
+                "alone skips that test.")
+    short_end = WHOLE_SECOND + SHORT_LIFETIME_S
+    if report["short_before"].get("returned") != CARRIED or report["short_after"].get("refused") != "expired":
+        late = report["short_before"].get("returned") == CARRIED
+        return (f"a state sealed at {WHOLE_SECOND} with LIFETIME_S = {SHORT_LIFETIME_S} (the check sets "
+                f"sealed.LIFETIME_S) expires at {short_end:g}: {WHOLE_SECOND} is a whole second, so rounding up adds "
+                f"nothing (task 2); it still opens at {short_end - 0.25} and is 'expired' at {short_end + 0.5}.",
+                _said(report["short_after" if late else "short_before"]) + f" (at {short_end + 0.5 if late else short_end - 0.25})",
+                "seal math.ceil(time.time() + LIFETIME_S): read LIFETIME_S itself, never a fixed 300, and round up with "
+                "math.ceil, never int(...) + 1.")
     return None
 
 

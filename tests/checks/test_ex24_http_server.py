@@ -286,6 +286,56 @@ MISTAKES = [
      http_checks.check_request_state, ["not a string", "-32603"]),
 ]
 
+FIELDS_FIRST = """
+if not isinstance(state, str) or not state.startswith(PREFIX):
+    raise refused("malformed", "not ours")
+encoded = state[len(PREFIX):]
+try:
+    raw = base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4))
+    sealed = json.loads(raw[TAG_BYTES:])
+except ValueError:
+    raise refused("malformed", "unreadable") from None
+if (sealed["method"], sealed["name"], sealed["arguments"]) != (method, name, digest(arguments)):
+    raise refused("other_request", "another request")
+if time.time() > sealed["expires"]:
+    raise refused("expired", "expired")
+if not hmac.compare_digest(raw[:TAG_BYTES], hmac.new(KEY, raw[TAG_BYTES:], hashlib.sha256).digest()):
+    raise refused("tampered", "does not verify")
+return sealed["carried"]
+"""
+SEALED = "sealed.py"
+# A blind learner's (session 11), each ✓ from the check at 74951b4.
+MISTAKES += [
+    ("sentinel-text-stripped", [(MIRROR, "value[len(start):-len(end)], validate=True", "value[len(start):-len(end)].strip(), validate=True")],
+     http_checks.check_header_rules, ["=?base64? c2hvdXQ=?=", "the value's own", "where HTTP 400 with error -32020 was due"]),
+    ("body-name-indexed", [(MIRROR, "if decoded(name) != params.get(field):", "if decoded(name) != params[field]:")],
+     http_checks.check_header_rules, ["a tools/call without a name", "error -32603, where -32020 or -32602 was due"]),
+    ("non-string-body-version-compared", [(MIRROR, "if isinstance(body_version, str) and version != body_version:",
+                                           "if body_version is not None and version != body_version:")],
+     http_checks.check_header_rules, ["_meta version is not a string", "error -32020, where -32602 was due"]),
+    ("body-name-stringified", [(MIRROR, "if decoded(name) != params.get(field):", "if decoded(name) != str(params.get(field)):")],
+     http_checks.check_header_rules, ["the number 42", "error -32602, where -32020 was due"]),
+    ("url-safe-alphabet-accepted", [(MIRROR, "validate=True)", 'altchars=b"-_", validate=True)')],
+     http_checks.check_header_rules, ["=?base64?Pz8-?=", "standard alphabet", "where -32020 was due"]),
+    ("prefix-not-checked", [(SEALED, "if not isinstance(state, str) or not state.startswith(PREFIX):",
+                             "if not isinstance(state, str) or len(state) <= len(PREFIX):")],
+     http_checks.check_request_state, ["v2.", "open_state returned"]),
+    ("method-not-bound", [(SEALED, '(sealed["method"], sealed["name"], sealed["arguments"]) != (method, name, digest(arguments))',
+                           '(sealed["name"], sealed["arguments"]) != (name, digest(arguments))')],
+     http_checks.check_request_state, ["prompts/get", "open_state returned"]),
+    ("expiry-int-plus-one", [(SEALED, "math.ceil(time.time() + LIFETIME_S)", "int(time.time() + LIFETIME_S) + 1")],
+     http_checks.check_request_state, ["sealed at 1000.0", "at 1060.5", "open_state returned"]),
+    ("lifetime-hard-coded", [(SEALED, "math.ceil(time.time() + LIFETIME_S)", "math.ceil(time.time() + 300)")],
+     http_checks.check_request_state, ["LIFETIME_S = 60", "at 1060.5", "open_state returned"]),
+    ("tag-verified-last", [with_body(SEALED, "open_state", FIELDS_FIRST)],
+     http_checks.check_request_state, ["the tag is verified first", "data.reason 'other_request', where 'tampered' was due"]),
+    ("standard-base64", [(SEALED, "return PREFIX + base64url(tag + payload)",
+                          "return PREFIX + base64.b64encode(tag + payload).rstrip(b'=').decode()")],
+     http_checks.check_request_state, ["not v1. followed by URL-safe Base64 without padding", "writes - and _"]),
+    ("clock-monotonic", [(SEALED, "if time.time() > sealed", "if time.monotonic() > sealed")],
+     http_checks.check_request_state, ["open_state returns what seal carried", "'expired'", "time.time()"]),
+]
+
 
 @pytest.mark.parametrize("changes, check, phrases", [case[1:] for case in MISTAKES], ids=[case[0] for case in MISTAKES])
 def test_a_typical_mistake_fails_naming_its_rule(verdict, tmp_path, changes, check, phrases):
@@ -300,3 +350,15 @@ def test_the_suite_names_each_failing_check(verdict, tmp_path):
     out = verdict(http_checks.check_with_suite, folder, ["http-header-validation"])
     assert out.startswith("✗ the official suite found"), out
     assert "FAILURE http-header-validation sep-2243-server-reject-invalid-headers: Expected HTTP 400, got 200" in out, out
+
+
+def test_a_module_that_does_not_compile_is_named_with_its_line(verdict, tmp_path):
+    # A blind learner's: "not done yet ... Run every %%writefile cell above" sent a learner who had run them all back
+    # to the cells; the SyntaxError was the cause.
+    broken = SOLUTION["sealed.py"].replace("def seal(method, name, arguments, carried=None):",
+                                           "def seal(method, name, arguments, carried=None)")
+    folder = server(tmp_path, [("sealed.py", SOLUTION["sealed.py"], broken)])
+    line = broken.splitlines().index("def seal(method, name, arguments, carried=None)") + 1
+    for check in (http_checks.check_header_rules, http_checks.check_request_state, http_checks.check_with_suite):
+        out = verdict(check, folder)
+        assert out.startswith(f"✗ Your server cannot start: sealed.py, line {line}: SyntaxError:"), out
