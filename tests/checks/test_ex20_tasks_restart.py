@@ -221,7 +221,9 @@ def test_resume_at_a_fixed_pause(verdict, labs, pause_s):
             time.sleep(pause_s)
         return task
     out = verdict(lent(checks.check_restart, labs), start_and_save_json, fixed)
-    assert re.match(rf"✗ resume polled {pause_s:.1f} s after a tasks/get that asked for (1\d\d|200) ms", out), out
+    judged = re.match(r"✗ resume polled (\d+\.\d) s after a tasks/get that asked for (1\d\d|200) ms", out)
+    # The sleep is at least pause_s; on a loaded machine the poll it measures may come a little later (2.1 s seen).
+    assert judged and pause_s <= float(judged.group(1)) + 0.05 <= pause_s + 1.0, out
 
 
 def test_start_and_save_that_closes_the_wire(verdict):
