@@ -12,6 +12,7 @@ import json
 import random
 import tempfile
 import time
+import traceback
 from contextlib import ExitStack, contextmanager, nullcontext
 from pathlib import Path
 
@@ -51,21 +52,51 @@ OWN_WAIT_S = 0.1  # after a result without pollIntervalMs, the least pause of th
 FOLLOW_DRAWN = 3  # Task 1: quiet paces drawn freely, after a short and a long one in a drawn order
 RESUME_DRAWN = 3  # Task 4: the same, without the result that leaves the field out
 UNLIMITED_FROM = 2  # the poll from which Task 1's wires serve ttlMs null
-# Task 3: score_night's 1000 ms becomes 1500 after the first poll on stdio, against a 2.8 s deadline; over HTTP the
-# first poll already asks for 1750 ms and the later ones for 900, against 2.1 s. The deadlines are not whole seconds,
-# and a deadline cut to one or rounded up moves the cancel by more than a float's drift or the slack: on stdio,
-# cut to 2 s, it comes at 1.0 s, long before 2.8; over HTTP, rounded up to 3 s, the loop polls again at 2.65 (2.65 +
-# 0.9 is past 3, with 0.35 s to spare) and cancels 0.55 s late. There a deadline clock started after the first sleep
-# (1.75 s late) polls twice past the deadline, and on stdio a loop that sleeps a whole interval before it looks cancels
-# at 4.0 s, 1.2 s late, and one that keeps the first pace polls too soon.
+# Task 3, a fixed geometry (the check's tests name it): score_night's 1000 ms becomes 1500 after the first poll on
+# stdio, against a 2.8 s deadline; over HTTP the first poll already asks for 1750 ms and the later ones for 900, against
+# 2.1 s. A run draws its own (draw_deadlines).
 DEADLINES = {"stdio": (2.8, (None, 1500)), "http": (2.1, (1750, 900))}
+# Task 3's drawn geometry, per wire: a short and a long pace in opposite orders on the two wires (no fixed sleep keeps
+# both: after the short one a sleep over SILENCE_SLACK_S is silence, after the long one a shorter sleep polls too soon,
+# and on the wire where the short comes first a sleep long enough to cancel at once cancels long before), then short
+# paces up to the deadline, which falls DEADLINE_FRACTION into a whole second past 2 s. Rounded or cut to a whole
+# second, the deadline moves by 0.36 s or more: cut, the loop cancels at a poll whose next one was due at least 0.18 s
+# before the deadline (refused, whatever the machine's load, as a right loop cancels only when its next poll would
+# come after it). On one wire, drawn, the paces stay short past the deadline: a deadline rounded up polls at least
+# twice past it, where a right loop polls at most once. On the other, the poll whose short pace would pass the
+# deadline, or come within CROSS_LEAD_S of it, asks for a long one (StandIn.cross): a loop that sleeps it before it
+# looks at the clock cancels more than CANCEL_SLACK_S late, and one that sleeps only up to the deadline and polls there
+# polls sooner than it asked (CROSS_LEAD_S keeps that last sleep well over a loop's own "close enough" threshold).
+DEADLINE_FRACTION = (0.36, 0.45)
+DEADLINE_SHORT_MS = (100, 130)
+CROSS_LEAD_S = 0.15
+
+
+def draw_deadlines(rng=None):
+    """Task 3's deadlines and paces for a run: {transport: (deadline_s, paces, cross_ms)}, as check_deadline takes
+    them (cross_ms None: the paces stay short past the deadline)."""
+    rng = rng or random.Random()
+    short_first, crossing = rng.choice(("stdio", "http")), rng.choice(("stdio", "http"))
+    drawn = {}
+    for transport in ("stdio", "http"):
+        short, long_ = _pace(rng, DEADLINE_SHORT_MS), _pace(rng, LONG_MS)
+        first = (short, long_) if transport == short_first else (long_, short)
+        deadline = round(2 + rng.uniform(*DEADLINE_FRACTION), 2)
+        cross = _pace(rng, LONG_MS) if transport == crossing else None
+        drawn[transport] = (deadline, (*first, _pace(rng, DEADLINE_SHORT_MS)), cross)
+    return drawn
+
+
 SCORE_PAUSE_MS = 400  # Task 3's score_night scores 20 epochs at this pace: 8 s, well past either deadline
 # The lab never has two questions open at once; a server may ("all outstanding requests"), so in Task 1 the check's
 # wire shows a second question beside the lab's first one and keeps the task input_required until it is answered.
 FIRST_KEY, SECOND_KEY = "epoch-7", "epoch-8"
 # The lab's scorer rereads an answered epoch for recheck_ms (a lab knob) before it moves on; Task 1 sets the least,
 # and the check's wire shows every key a tasks/update answered once more on the next tasks/get instead (the
-# acknowledgement is eventually consistent), so a loop that answers a key again meets it whatever its pace.
+# acknowledgement is eventually consistent), so a loop that answers a key again meets it whatever its pace; and once
+# more on the third poll after the update, past a poll that did not show it (a replica that lags behind a load
+# balancer), so a loop that remembers only the previous poll's keys meets it too.
+ECHO_AT = (1, 3)
 REVIEW = {"night": "P07", "pause_ms": 10, "recheck_ms": 100}
 
 
@@ -78,7 +109,7 @@ class StandIn:
     pace has been served. From its `unlimited_from`-th tasks/get on, ttlMs is null. With `second_question` set,
     SECOND_KEY is asked beside the lab's FIRST_KEY and stays open until a tasks/update answers it (the lab ignores the
     unknown key, as the extension says a server should), and the keys a tasks/update answers show once more on the
-    next tasks/get. `served` keeps the pollIntervalMs, `statuses` the
+    next tasks/get and on the third (ECHO_AT). `served` keeps the pollIntervalMs, `statuses` the
     status and `shown` the inputRequests of each result the learner read, by request id.
     """
 
@@ -86,11 +117,13 @@ class StandIn:
     asking_pace = None
     hold_end = False
     second_question = False
+    cross = None  # Task 3: (deadline as a time.monotonic() value, ms) served once the quiet pace would pass it
     unlimited_from = None  # the rank of the first result to show ttlMs null
 
     def _start_watching(self):
         self.served, self.shown, self.statuses, self.polls, self.quiet = {}, {}, {}, {}, {}
-        self.answered_keys, self.second_request, self.echo = set(), None, {}
+        self.answered_keys, self.second_request, self.echo = set(), None, {}  # echo: poll rank -> keys to show again
+        self.results = {}  # request id -> the tasks/get result the learner read
 
     def serve(self, *, paces=None, asking_pace=None, hold_end=False, second_question=False, unlimited_from=None):
         """Start a case: what this wire changes in the results from now on, and nothing remembered from earlier cases
@@ -98,6 +131,7 @@ class StandIn:
         self._start_watching()
         self.paces, self.asking_pace, self.hold_end = paces, asking_pace, hold_end
         self.second_question, self.unlimited_from = second_question, unlimited_from
+        self.cross = None
 
     def _stand_in(self, frame, reply):
         if not isinstance(frame, dict):
@@ -108,7 +142,9 @@ class StandIn:
             asked = {}
             for shown in self.shown.values():
                 asked.update(shown)
-            self.echo.update({key: asked[key] for key in keys if key in asked})
+            rank = self.polls.get(_object(frame.get("params")).get("taskId"), 0)
+            for later in ECHO_AT:
+                self.echo.setdefault(rank + later, {}).update({key: asked[key] for key in keys if key in asked})
             return
         result = _object(_object(reply.message).get("result")) if isinstance(reply, Reply) else {}
         if frame.get("method") != "tasks/get" or "status" not in result:
@@ -116,7 +152,7 @@ class StandIn:
         task_id = _object(frame.get("params")).get("taskId")
         rank = self.polls[task_id] = self.polls.get(task_id, 0) + 1
         if self.second_question:
-            self._ask_second(result)
+            self._ask_second(result, rank)
         if self.unlimited_from is not None and rank >= self.unlimited_from:
             result["ttlMs"] = None
         if set(_object(result.get("inputRequests"))) - self.answered_keys:
@@ -126,6 +162,8 @@ class StandIn:
         else:
             quiet = self.quiet[task_id] = self.quiet.get(task_id, 0) + 1
             pace = self.paces[min(quiet, len(self.paces)) - 1]
+            if self.cross is not None and time.monotonic() + (pace or SCORE_POLL_MS) / 1000 + CROSS_LEAD_S >= self.cross[0]:
+                pace = self.cross[1]
             if self.hold_end and quiet < len(self.paces) and result["status"] in TERMINAL:
                 for ended in ("result", "error", "statusMessage"):
                     result.pop(ended, None)
@@ -137,9 +175,10 @@ class StandIn:
         self.served[frame.get("id")] = result.get("pollIntervalMs")
         self.statuses[frame.get("id")] = result["status"]
         self.shown[frame.get("id")] = copy.deepcopy(_object(result.get("inputRequests")))
+        self.results[frame.get("id")] = copy.deepcopy(result)
 
-    def _ask_second(self, result):
-        echo, self.echo = self.echo, {}
+    def _ask_second(self, result, rank):
+        echo = self.echo.pop(rank, {})
         if result["status"] in TERMINAL:
             return
         asked = _object(result.get("inputRequests"))
@@ -354,6 +393,12 @@ def wire_problem(wire, written, task_id):
                         hint="Over Streamable HTTP, tasks/get, tasks/update and tasks/cancel repeat params.taskId in "
                              "the Mcp-Name header, as tools/call repeats the tool name.",
                         more="wire.send(frame, {\"Mcp-Name\": task_id}), or wire.request(..., headers=...) on an HttpWire.")
+        if method == "tasks/update" and "inputResponses" not in params:
+            held = ", ".join(key for key in params if key not in ("taskId", "_meta")) or "nothing but taskId"
+            return dict(problem=f"Your tasks/update had no inputResponses (its params held {held}): the "
+                                "server never got your answers.",
+                        hint="params.inputResponses is an object keyed like inputRequests, each value what answer "
+                             "returned: {\"taskId\": ..., \"inputResponses\": {\"epoch-7\": {\"action\": \"accept\", ...}}}.")
     return None
 
 
@@ -661,7 +706,9 @@ def _follow_on(follow_task, wire, paces, guard_s):
                hint="Stop polling at a terminal status: completed, failed or cancelled.")
         return False
     if outcome.error is not None:
-        failed(f"follow_task raised {outcome.error_text} on {wire.transport}.", **optional_fields_hint(outcome))
+        last = next((frame.get("id") for _, frame, _ in reversed(written) if frame.get("method") == "tasks/get"), None)
+        raised = optional_fields_problem(outcome, "follow_task", f" on {wire.transport}", wire.results.get(last))
+        failed(raised.pop("problem"), **raised)
         return False
     wrapped = wrapped_problem(outcome.value, "follow_task")
     if wrapped:
@@ -679,6 +726,12 @@ def _follow_on(follow_task, wire, paces, guard_s):
     if task["status"] not in TERMINAL:
         failed(f"follow_task returned a task that is still {task['status']}.",
                hint="Keep polling until the status is completed, failed or cancelled.")
+        return False
+    changed = _changed_result(wire, written, task)
+    if changed:
+        failed(f"follow_task returned the last tasks/get result changed: {changed}.",
+               hint="Return the tasks/get result as it came, unchanged: Task 2's outcome reads it, and a field you "
+                    "drop (_meta, statusMessage) or alter is one the caller never sees.")
         return False
     if not asked:
         failed("follow_task never called answer(key, request), yet the task asked three questions.",
@@ -698,18 +751,54 @@ def _follow_on(follow_task, wire, paces, guard_s):
     return True
 
 
-def optional_fields_hint(outcome):
-    """failed() hint arguments when a learner's loop broke on a field a task may leave out or set to null."""
-    text = outcome.error_text
-    if "pollIntervalMs" in text:
-        return dict(hint="pollIntervalMs is optional in a task (pollIntervalMs?: number), and the check's wire left it "
+def _changed_result(wire, written, task):
+    """What differs between the task a learner returned and the last tasks/get result it read; None if nothing."""
+    last = next((frame.get("id") for _, frame, _ in reversed(written) if frame.get("method") == "tasks/get"), None)
+    served = wire.results.get(last)
+    if served is None or task == served:
+        return None
+    missing_keys = [key for key in served if key not in task]
+    if missing_keys:
+        return f"{', '.join(missing_keys)} left out"
+    added = [key for key in task if key not in served]
+    if added:
+        return f"{', '.join(map(str, added))} added"
+    altered = [key for key in served if task[key] != served[key]]
+    return f"{', '.join(altered)} not as served"
+
+
+def _failing_line(error):
+    """The source line the learner's code raised at (the last frame of the traceback), or ""."""
+    frames_ = traceback.extract_tb(error.__traceback__) if error is not None else []
+    return (frames_[-1].line or "") if frames_ else ""
+
+
+def optional_fields_problem(outcome, function_name, where="", last=None):
+    """failed() arguments when a learner's function raised: the field a task may leave out or set to null that broke
+    it, when that is the cause, with the hint. `last` is the last tasks/get result it read: where the line that raised
+    names neither field, a None met in arithmetic is the one that result lacked."""
+    text, line = outcome.error_text, _failing_line(outcome.error)
+    problem = f"{function_name} raised {text}{where}"
+    key_error = isinstance(outcome.error, KeyError) and outcome.error.args[:1] == ("pollIntervalMs",)
+    none_error = isinstance(outcome.error, TypeError) and "NoneType" in text
+    if none_error and "pollIntervalMs" not in line and "ttlMs" not in line and last is not None:
+        line = "pollIntervalMs" if "pollIntervalMs" not in last else "ttlMs" if last.get("ttlMs", 0) is None else ""
+    if key_error or none_error and "pollIntervalMs" in line and "ttlMs" not in line:
+        return dict(problem=f"{problem}: the check's wire left pollIntervalMs out of that reply, as a server may.",
+                    hint="pollIntervalMs is optional in a task (pollIntervalMs?: number), and the check's wire left it "
                          "out of one reply, as a server may: read it with .get(), and when it is missing wait an "
                          "interval of your own (the last one the task gave, or a second).")
-    if "ttlMs" in text or "NoneType" in text:
-        return dict(hint="ttlMs may be null, which means unlimited: the task does not expire (the check's wire "
+    if "ttlMs" in text or none_error and "ttlMs" in line:
+        return dict(problem=f"{problem}: ttlMs was null in that reply, as a server may send it.",
+                    hint="ttlMs may be null, which means unlimited: the task does not expire (the check's wire "
                          "served null, as a server may). Use ttlMs only when it is a number; and pollIntervalMs may "
                          "be missing altogether.")
-    return {}
+    if none_error:
+        return dict(problem=f"{problem}.",
+                    hint="ttlMs may be null, which means unlimited: the task does not expire (the check's wire "
+                         "served null, as a server may). Use ttlMs only when it is a number; and pollIntervalMs may "
+                         "be missing altogether.")
+    return dict(problem=f"{problem}.")
 
 
 # --- task 2: what a finished task means ---------------------------------------------------------
@@ -870,27 +959,27 @@ def _misread_is_error(task, outcome, expected):
 def check_deadline(stop_at_deadline, deadlines=None, *, pause_ms=SCORE_PAUSE_MS, labs=None, guard_s=GUARD_S):
     """stop_at_deadline(wire, task_id, deadline_s) must poll, and cancel with tasks/cancel once the deadline passes.
 
-    `deadlines` ({transport: (deadline_s, paces)}, DEADLINES when None) are the deadline each wire gives and the
-    pollIntervalMs it serves (see StandIn; None keeps the lab's SCORE_POLL_MS); `pause_ms` the pace of the 20 epochs
+    `deadlines` ({transport: (deadline_s, paces[, cross_ms])}, drawn for the run when None, see draw_deadlines) are the
+    deadline each wire gives and the pollIntervalMs it serves (see StandIn; None keeps the lab's SCORE_POLL_MS);
+    `pause_ms` the pace of the 20 epochs
     of the task it hands over, which must outlast both deadlines. `labs` and `guard_s` as in check_follow.
     """
     if missing(stop_at_deadline):
         not_done("define stop_at_deadline(wire, task_id, deadline_s) first.")
         return
-    deadlines = DEADLINES if deadlines is None else deadlines
+    deadlines = draw_deadlines() if deadlines is None else deadlines
     with given_or_own(labs) as (stdio, http, _):
         for wire in (stdio, http):
-            if not _deadline_on(stop_at_deadline, wire, *deadlines[wire.transport], pause_ms, guard_s):
+            deadline, paces, *cross = deadlines[wire.transport]
+            if not _deadline_on(stop_at_deadline, wire, deadline, paces, cross[0] if cross else None, pause_ms,
+                                guard_s):
                 return
         if not _ended_first_on(stop_at_deadline, stdio, deadlines["stdio"][0], guard_s):
             return
-    served = "; ".join(f"{', then '.join(f'{pace or SCORE_POLL_MS} ms' for pace in paces)} "
-                       f"{'over HTTP' if transport == 'http' else 'on ' + transport}"
-                       for transport, (_, paces) in deadlines.items())
-    passed("stop_at_deadline slept the pollIntervalMs of the latest reply between polls (the check's wires changed "
-           f"it: {served}), cancelled with tasks/cancel by the deadline it was given (another on each wire) and "
-           "returned \"cancelled\"; the task ended cancelled. Given a task that had failed already, it returned "
-           "\"failed\" after one poll.")
+    passed("stop_at_deadline slept the pollIntervalMs of the latest reply between polls (the check's wires served "
+           "another one at each poll, drawn for this run with each wire's deadline), cancelled with tasks/cancel by "
+           "the deadline it was given, with no poll still due before it, and returned \"cancelled\"; the task ended "
+           "cancelled. Given a task that had failed already, it returned \"failed\" after one poll.")
 
 
 def _ended_first_on(stop_at_deadline, wire, deadline, guard_s):
@@ -919,16 +1008,21 @@ def _ended_first_on(stop_at_deadline, wire, deadline, guard_s):
     return True
 
 
-def _deadline_on(stop_at_deadline, wire, deadline, paces, pause_ms, guard_s):
+def _deadline_on(stop_at_deadline, wire, deadline, paces, cross_ms, pause_ms, guard_s):
     wire.serve(paces=paces)
     task_id = start(wire, "score_night", {"night": "P07", "pause_ms": pause_ms})
     mark = time.monotonic()
+    if cross_ms is not None:
+        wire.cross = (mark + deadline, cross_ms)
     outcome = attempt(stop_at_deadline, wire, task_id, deadline, guard=guard_s)
     if outcome.not_done:
         not_done("stop_at_deadline still raises NotImplementedError.")
         return False
     written = since(wire, mark)
-    for problem in (wire_problem(wire, written, task_id), pace_problem(wire, written, task_id),
+    # Polls after the cancel, to see the task end, are not judged: the task says so.
+    cancel_at = next((at for at, frame, _ in written if frame.get("method") == "tasks/cancel"), None)
+    before_cancel = written if cancel_at is None else [sent for sent in written if sent[0] < cancel_at]
+    for problem in (wire_problem(wire, written, task_id), pace_problem(wire, before_cancel, task_id),
                     closed_problem(wire, "stop_at_deadline")):
         if problem:
             if problem["hint"].startswith("Sleep pollIntervalMs") and _polled_at_deadline(wire, written, task_id,
@@ -937,6 +1031,7 @@ def _deadline_on(stop_at_deadline, wire, deadline, paces, pause_ms, guard_s):
                                    "before: a poll is too soon even when it is the last. When the next poll would "
                                    "come after the deadline, cancel without it (now, or once the deadline is there); "
                                    "poll after the cancel if you want to see the task end.")
+                problem["problem"] = problem["problem"].split(" Its previous replies")[0]  # not an old pace kept
             failed(problem.pop("problem"), **problem)
             return False
     if outcome.error is not None:
@@ -948,9 +1043,17 @@ def _deadline_on(stop_at_deadline, wire, deadline, paces, pause_ms, guard_s):
                f"was {deadline:g} s.",
                hint="Once the deadline has passed (time.monotonic() against a start time), send tasks/cancel.")
         return False
-    if cancels[0] < deadline - PACE_SLACK_S - wire.paces[-1] / 1000:
-        failed(f"stop_at_deadline cancelled {cancels[0]:.1f} s after it started, long before the "
-               f"{deadline:g} s deadline.", hint="Poll until the deadline; cancel only when it has passed.")
+    # A right loop cancels when now + the interval it read last comes after the deadline, and the cancel goes out
+    # after that now: however slow the machine, the cancel plus that interval is past the deadline.
+    last_read = [wire.served.get(frame.get("id")) for at, frame, _ in written
+                 if frame.get("method") == "tasks/get" and at < mark + cancels[0]]
+    read_ms = next((ms for ms in reversed(last_read) if ms is not None), SCORE_POLL_MS)
+    if cancels[0] + read_ms / 1000 < deadline - PACE_SLACK_S:
+        failed(f"stop_at_deadline cancelled {cancels[0]:.2f} s after it started, before the {deadline:g} s deadline: "
+               f"its last tasks/get asked for {read_ms} ms, so a poll was due at "
+               f"{cancels[0] + read_ms / 1000:.2f} s at the latest, still before the deadline.",
+               hint="Poll until the deadline, deadline_s as given (a float, not rounded or cut to whole seconds): "
+                    "cancel when the next poll would come after it, or once it has passed.")
         return False
     silence = _silence_problem(wire, written, task_id, mark)
     if silence:
@@ -1166,7 +1269,8 @@ def check_restart(start_and_save, resume, paces=None, *, labs=None, guard_s=GUAR
                hint="Stop polling at a terminal status: completed, failed or cancelled.")
         return
     if resumed.error is not None:
-        failed(f"resume raised {resumed.error_text}.", **optional_fields_hint(resumed))
+        raised = optional_fields_problem(resumed, "resume")
+        failed(raised.pop("problem"), **raised)
         return
     wrapped = wrapped_problem(resumed.value, "resume")
     if wrapped:

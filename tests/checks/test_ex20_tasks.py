@@ -66,7 +66,8 @@ def follow_reading(interval, *, ttl=False):
 def test_follow_reading_poll_interval_as_always_there(verdict, labs):
     # The solution before this round: task["pollIntervalMs"], which a server may leave out (pollIntervalMs?: number).
     out = verdict(lent(checks.check_follow, labs), follow_reading(lambda task: task["pollIntervalMs"]), QUICK_PACES)
-    assert out.startswith("✗ follow_task raised KeyError: 'pollIntervalMs' on stdio."), out
+    assert out.startswith("✗ follow_task raised KeyError: 'pollIntervalMs' on stdio: the check's wire left "
+                          "pollIntervalMs out of that reply"), out
     assert "pollIntervalMs is optional" in out and "wait an interval of your own" in out, out
 
 
@@ -75,6 +76,14 @@ def test_follow_giving_up_at_the_ttl(verdict, labs):
     out = verdict(lent(checks.check_follow, labs), follow_reading(lambda task: task.get("pollIntervalMs", 1000), ttl=True),
                   QUICK_PACES)
     assert out.startswith("✗ follow_task raised TypeError") and "ttlMs may be null" in out, out
+    # A blind learner run (s11): the problem named the error only; it names the field now.
+    assert ": ttlMs was null in that reply" in out.splitlines()[0], out
+
+
+def test_follow_reading_poll_interval_with_get_and_no_default(verdict, labs):
+    out = verdict(lent(checks.check_follow, labs), follow_reading(lambda task: task.get("pollIntervalMs")), QUICK_PACES)
+    assert out.startswith("✗ follow_task raised TypeError") and ": the check's wire left pollIntervalMs out of that " \
+        "reply" in out.splitlines()[0], out
 
 
 def test_follow_without_a_pause_where_no_interval_is_given(verdict, labs):
@@ -311,3 +320,51 @@ def test_outcome_from_the_status_message(verdict, cases):
 def test_outcome_is_error_hint_names_the_cause(verdict, cases, outcome, said):
     out = verdict(checks.check_outcome, outcome, cases)
     assert out.startswith("✗ outcome gave 'done'") and said in out and "not on the task itself" not in out, out
+
+
+def follow_with(*, dedup_previous_poll=False, update_member="inputResponses", returned=lambda task: task):
+    """The reference follow_task (a blind learner's) with one change: keys deduplicated against the previous poll
+    only, the answers sent under another member, or what it returns made from the last result."""
+    def follow_task(wire, task_id, answer):
+        answered, previous, pause = set(), set(), 1.0
+        while True:
+            task = task_request(wire, "tasks/get", {"taskId": task_id}).result
+            if task["status"] in ("completed", "failed", "cancelled"):
+                return returned(task)
+            pause = task.get("pollIntervalMs", pause * 1000) / 1000
+            asked = task.get("inputRequests", {}) if task["status"] == "input_required" else {}
+            skip = previous if dedup_previous_poll else answered
+            new = {key: answer(key, request) for key, request in asked.items() if key not in skip}
+            previous = set(asked)
+            if new:
+                task_request(wire, "tasks/update", {"taskId": task_id, update_member: new})
+                answered.update(new)
+                continue
+            time.sleep(pause)
+    return follow_task
+
+
+def test_follow_right_as_the_reference(verdict, labs):
+    out = verdict(lent(checks.check_follow, labs), follow_with(), QUICK_PACES)
+    assert out.startswith("✓"), out
+
+
+def test_follow_skipping_only_the_previous_polls_keys(verdict, labs):
+    # A blind learner run (s11): passed, as an answered key came back only on the very next poll.
+    out = verdict(lent(checks.check_follow, labs), follow_with(dedup_previous_poll=True), QUICK_PACES)
+    assert out.startswith("✗ You answered 'epoch-") and "twice with tasks/update" in out, out
+
+
+def test_follow_returning_the_result_without_its_meta(verdict, labs):
+    # A blind learner run (s11): a copy without _meta passed, as only its status was compared.
+    out = verdict(lent(checks.check_follow, labs),
+                  follow_with(returned=lambda task: {k: v for k, v in task.items() if k != "_meta"}), QUICK_PACES)
+    assert out.startswith("✗ follow_task returned the last tasks/get result changed: _meta left out."), out
+
+
+def test_follow_sending_answers_under_another_member(verdict):
+    # A blind learner run (s11): {"responses": ...} was told it polled too soon. The lab never gets the answers, so the
+    # loop polls until the guard: a lab pair of its own and the short guard.
+    out = verdict(lent(checks.check_follow, None, guard_s=HUNG_GUARD_S), follow_with(update_member="responses"),
+                  QUICK_PACES)
+    assert out.startswith("✗ Your tasks/update had no inputResponses (its params held responses)"), out

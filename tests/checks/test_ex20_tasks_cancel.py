@@ -186,3 +186,49 @@ def test_deadline_polling_without_a_pause(verdict, labs):
     out = verdict(quick(labs), every_50_ms, QUICK_DEADLINES)
     assert re.match(r"✗ You polled \d+ ms after the previous tasks/get; the task asked for 200 ms", out), out
     assert "Sleep pollIntervalMs between polls" in out and "at the deadline" not in out, out
+
+
+def looking_at_once_after_the_cancel(sleep_to_it):
+    """Right (blind learners' d_R5, d_R6): after the cancel, a poll at once to see it taken, then at pace."""
+    def stop_at_deadline(wire, task_id, deadline_s):
+        end = time.monotonic() + deadline_s
+        while True:
+            task = task_request(wire, "tasks/get", {"taskId": task_id}).result
+            if task["status"] in ("completed", "failed", "cancelled"):
+                return task["status"]
+            pause = task["pollIntervalMs"] / 1000
+            if time.monotonic() + pause >= end:
+                if sleep_to_it:
+                    time.sleep(max(0.0, end - time.monotonic()))
+                task_request(wire, "tasks/cancel", {"taskId": task_id})
+                seen = task_request(wire, "tasks/get", {"taskId": task_id}).result
+                while seen["status"] not in ("completed", "failed", "cancelled"):
+                    time.sleep(seen.get("pollIntervalMs", 1000) / 1000)
+                    seen = task_request(wire, "tasks/get", {"taskId": task_id}).result
+                return "cancelled"
+            time.sleep(pause)
+    return stop_at_deadline
+
+
+@pytest.mark.parametrize("sleep_to_it", [False, True])
+def test_deadline_polling_at_once_after_the_cancel(verdict, labs, sleep_to_it):
+    # Blind learner runs (s11): "Polling after the cancel ... is not judged", yet the at-once poll was refused for pace.
+    out = verdict(quick(labs), looking_at_once_after_the_cancel(sleep_to_it), QUICK_DEADLINES)
+    assert out.startswith("✓ stop_at_deadline slept"), out
+
+
+def test_deadline_returning_the_status_seen_after_the_cancel(verdict, labs):
+    # A blind learner run (s11): told it polled too soon, where what it returned was the status of that poll.
+    def returns_a_look(wire, task_id, deadline_s):
+        end = time.monotonic() + deadline_s
+        while True:
+            task = task_request(wire, "tasks/get", {"taskId": task_id}).result
+            if task["status"] in ("completed", "failed", "cancelled"):
+                return task["status"]
+            if time.monotonic() + task["pollIntervalMs"] / 1000 >= end:
+                task_request(wire, "tasks/cancel", {"taskId": task_id})
+                return task_request(wire, "tasks/get", {"taskId": task_id}).result["status"]
+            time.sleep(task["pollIntervalMs"] / 1000)
+    out = verdict(quick(labs), returns_a_look, QUICK_DEADLINES)
+    assert "You polled" not in out, out
+    assert re.match(r"✗ stop_at_deadline cancelled the task, then returned 'working'", out) or out.startswith("✓"), out

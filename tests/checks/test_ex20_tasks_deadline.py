@@ -1,7 +1,7 @@
 """Exercise 20 (drive a task to its end), task 3 (stop_at_deadline), where the verdict turns on the deadline's geometry:
-when the cancel comes, how many polls came past the deadline, whether the polls kept the pace, on the check's own
-DEADLINES and one lab pair. What stop_at_deadline sends and returns is test_ex20_tasks_cancel.py's, at a quicker
-pace. Most of the time is the lab's polling pace, spent waiting."""
+when the cancel comes, how many polls came past the deadline, whether the polls kept the pace, on the check's fixed
+geometry DEADLINES and one lab pair (a run draws its own, see test_ex20_tasks_cancel.py's drawn rows). What
+stop_at_deadline sends and returns is test_ex20_tasks_cancel.py's, at a quicker pace. Most of the time is the lab's polling pace, spent waiting."""
 
 import math
 import re
@@ -10,7 +10,7 @@ import time
 import pytest
 
 import checks
-from checks.ex20_tasks import lab_pair
+from checks.ex20_tasks import DEADLINES, lab_pair
 from ex20_answers import deadline_right, lent, task_request
 from mcpwire import tasks
 
@@ -25,6 +25,10 @@ def labs():
     """One lab pair for every row: each check runs on tasks of its own, and no answer here hangs or closes a wire."""
     with lab_pair() as pair:
         yield pair
+
+
+def fixed(labs):
+    return lent(checks.check_deadline, labs, deadlines=DEADLINES)
 
 
 def deadline_after_the_sleep(wire, task_id, deadline_s):
@@ -42,9 +46,9 @@ def deadline_after_the_sleep(wire, task_id, deadline_s):
 
 
 def test_deadline_right(verdict, labs):
-    assert verdict(lent(checks.check_deadline, labs), deadline_right).startswith(
-        "✓ stop_at_deadline slept the pollIntervalMs of the latest reply between polls (the check's wires changed it: "
-        "1000 ms, then 1500 ms on stdio; 1750 ms, then 900 ms over HTTP)")
+    assert verdict(fixed(labs), deadline_right).startswith(
+        "✓ stop_at_deadline slept the pollIntervalMs of the latest reply between polls (the check's wires served another "
+        "one at each poll")
 
 
 def deadline_at_the_first_poll_past_it(wire, task_id, deadline_s):
@@ -64,7 +68,7 @@ def deadline_at_the_first_poll_past_it(wire, task_id, deadline_s):
 @pytest.mark.parametrize("stop", [deadline_after_the_sleep, deadline_at_the_first_poll_past_it])
 def test_deadline_cancelled_a_poll_interval_late(verdict, labs, stop):
     # A blind learner run: a cancel at 4 s passed "at the 3 s deadline"; the task asks for the cancel by the deadline.
-    out = verdict(lent(checks.check_deadline, labs), stop)
+    out = verdict(fixed(labs), stop)
     assert out.startswith("✗ stop_at_deadline cancelled 4.") and "after the 2.8 s deadline: it slept past" in out, out
     assert "if the next poll would come after it, cancel now" in out
 
@@ -80,7 +84,7 @@ def test_deadline_polling_early_to_meet_it(verdict, labs):
                 task_request(wire, "tasks/cancel", {"taskId": task_id})
                 return "cancelled"
             time.sleep(min(task["pollIntervalMs"] / 1000, left))
-    out = verdict(lent(checks.check_deadline, labs), shortened)
+    out = verdict(fixed(labs), shortened)
     assert out.startswith("✗ You polled ") and "the task asked for 1500 ms" in out and "old pace" not in out, out
     # A blind learner run: this poll at the deadline was told only to sleep pollIntervalMs.
     assert "Your last poll came at the deadline" in out and "cancel without it" in out, out
@@ -103,7 +107,7 @@ def test_deadline_clock_started_after_the_first_sleep(verdict, labs):
                 task_request(wire, "tasks/cancel", {"taskId": task_id})
                 return "cancelled"
             time.sleep(wait_s)
-    out = verdict(lent(checks.check_deadline, labs), late_clock)
+    out = verdict(fixed(labs), late_clock)
     assert out.startswith("✗ stop_at_deadline sent 2 tasks/get after the 2.1 s deadline had passed"), out
 
 
@@ -121,7 +125,7 @@ def test_deadline_on_a_schedule_written_in(verdict, labs):
                 task_request(wire, "tasks/cancel", {"taskId": task_id})
                 return "cancelled"
             time.sleep(wait_s)
-    out = verdict(lent(checks.check_deadline, labs), by_poll_count)
+    out = verdict(fixed(labs), by_poll_count)
     assert out.startswith("✗ You polled 10") and "the task asked for 1750 ms (pollIntervalMs)" in out, out
 
 
@@ -135,7 +139,7 @@ def test_deadline_at_a_fixed_pace(verdict, labs):
                 task_request(wire, "tasks/cancel", {"taskId": task_id})
                 return "cancelled"
             time.sleep(1)
-    out = verdict(lent(checks.check_deadline, labs), one_second)
+    out = verdict(fixed(labs), one_second)
     assert "the task asked for 1500 ms (pollIntervalMs). Its previous replies asked for 1000 ms" in out, out
 
 
@@ -148,7 +152,7 @@ def test_deadline_at_the_first_replys_pace(verdict, labs):
             task_request(wire, "tasks/get", {"taskId": task_id})
         task_request(wire, "tasks/cancel", {"taskId": task_id})
         return "cancelled"
-    out = verdict(lent(checks.check_deadline, labs), read_once)
+    out = verdict(fixed(labs), read_once)
     assert "the task asked for 1500 ms" in out and "kept the old pace" in out, out
 
 
@@ -163,7 +167,7 @@ def test_deadline_polled_past(verdict, labs):
                 task_request(wire, "tasks/cancel", {"taskId": task_id})
                 return
             time.sleep(wait_s)
-    out = verdict(lent(checks.check_deadline, labs), one_interval_late)
+    out = verdict(fixed(labs), one_interval_late)
     assert out.startswith("✗ stop_at_deadline sent 2 tasks/get after the 2.8 s deadline had passed"), out
     assert "the first poll that finds the deadline passed is the last one" in out
 
@@ -172,7 +176,7 @@ def test_deadline_without_polling(verdict, labs):
     def sleeps_then_cancels(wire, task_id, deadline_s):
         time.sleep(deadline_s)
         task_request(wire, "tasks/cancel", {"taskId": task_id})
-    out = verdict(lent(checks.check_deadline, labs), sleeps_then_cancels)
+    out = verdict(fixed(labs), sleeps_then_cancels)
     assert "without a single tasks/get before it cancelled" in out and "Keep polling at pollIntervalMs" in out
 
 
@@ -182,7 +186,7 @@ def test_deadline_polling_once_then_sleeping(verdict, labs):
         if task_request(wire, "tasks/get", {"taskId": task_id}).result["status"] == "working":
             time.sleep(max(0, deadline_s - (time.monotonic() - started)))
             task_request(wire, "tasks/cancel", {"taskId": task_id})
-    out = verdict(lent(checks.check_deadline, labs), polls_once)
+    out = verdict(fixed(labs), polls_once)
     assert "with 1 tasks/get before it cancelled" in out
 
 
@@ -205,14 +209,16 @@ def deadline_rounded(rounding):
 def test_deadline_rounded_up(verdict, labs):
     # A blind learner run (issue 40): math.ceil(deadline_s) passed, as on stdio 3 s stayed 3 and over HTTP 2.3 s became
     # 3, where the loop's 2.0 + 1.0 > 3 held by a float's drift alone. Over HTTP it now polls again at 2.65 s.
-    out = verdict(lent(checks.check_deadline, labs), deadline_rounded(math.ceil))
+    out = verdict(fixed(labs), deadline_rounded(math.ceil))
     assert re.match(r"✗ stop_at_deadline cancelled 2\.\d s after it started, 0\.\d s after the 2\.1 s deadline: it "
                     r"slept past the deadline", out), out
     assert "not rounded to whole seconds" in out, out
 
 
 def test_deadline_cut_to_whole_seconds(verdict, labs):
-    out = verdict(lent(checks.check_deadline, labs), deadline_rounded(int))
-    assert out.startswith("✗ stop_at_deadline cancelled 1.0 s after it started, long before the 2.8 s deadline."), out
+    out = verdict(fixed(labs), deadline_rounded(int))
+    assert re.match(r"✗ stop_at_deadline cancelled 1\.\d\d s after it started, before the 2\.8 s deadline: its last "
+                    r"tasks/get asked for 1500 ms, so a poll was due at 2\.\d\d s at the latest", out), out
+    assert "not rounded or cut to whole seconds" in out, out
 
 
