@@ -89,8 +89,11 @@ def test_polling_soon_after_an_update(verdict, labs):
 @pytest.mark.parametrize("paces, said", [
     ((0.5, 2.0), r" s after a tasks/get that asked for 800 ms \(pollIntervalMs\)\."),
     # Which interval the 0.7 s breaks first depends on how far the night got before the poll: on a loaded machine the
-    # quiet part's 1200 ms can come before the question's 800 ms is judged (a CI run met it). Either is the rule.
-    ((0.5, 0.7), r" ms after the previous tasks/get; the task asked for (800|1200) ms \(pollIntervalMs\)\."),
+    # quiet part's 1200 ms can come before the question's 800 ms is judged (a CI run met it), and a machine starved of
+    # CPU can stall the sleep itself past the next pace (a run on six workers measured 2.2 s for a 500 ms pace). Each
+    # is the rule: a pace written in, not read.
+    ((0.5, 0.7), r"( ms after the previous tasks/get; the task asked for (800|1200) ms| s after a tasks/get that asked "
+                 r"for \d+ ms) \(pollIntervalMs\)\."),
 ])
 def test_polling_on_a_schedule_written_in(verdict, labs, paces, said):
     # A blind learner run: the sleeps written in by poll count (0.5 s, then 2 s), never reading pollIntervalMs.
